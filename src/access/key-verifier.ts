@@ -1,0 +1,46 @@
+import { timingSafeEqual } from "node:crypto";
+import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
+import { hashKey, KEY_PREFIX_LENGTH } from "./api-keys.js";
+
+export type KeyCheck =
+  | { status: "valid"; key: ApiKeyRecord }
+  | { status: "invalid" }
+  | { status: "disabled"; key: ApiKeyRecord };
+
+/**
+ * Verifies presented keys against the store: candidates are found by prefix and the keyed hash is
+ * compared in constant time. Answers are cached for `cacheSeconds`, so a key disabled in another
+ * process stops working within that time.
+ */
+export class KeyVerifier {
+  private readonly cache = new Map<string, { check: KeyCheck; expiresAt: number }>();
+
+  constructor(
+    private readonly keys: KeyStore,
+    private readonly secret: string,
+    private readonly cacheSeconds = 2,
+  ) {}
+
+  async verify(presented: string): Promise<KeyCheck> {
+    const hash = hashKey(this.secret, presented);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > now) return cached.check;
+    const check = await this.lookup(presented, hash);
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, { check, expiresAt: now + this.cacheSeconds * 1000 });
+    return check;
+  }
+
+  private async lookup(presented: string, hash: string): Promise<KeyCheck> {
+    const expected = Buffer.from(hash, "hex");
+    const candidates = await this.keys.findByPrefix(presented.slice(0, KEY_PREFIX_LENGTH));
+    for (const key of candidates) {
+      const stored = Buffer.from(key.hash, "hex");
+      if (stored.length === expected.length && timingSafeEqual(stored, expected)) {
+        return key.status === "active" ? { status: "valid", key } : { status: "disabled", key };
+      }
+    }
+    return { status: "invalid" };
+  }
+}

@@ -1,0 +1,75 @@
+import { createHash } from "node:crypto";
+import { formatDateTime } from "./date-time.js";
+
+/** A Do Not Call complaint as stored: times in seconds, empty values as empty strings. */
+export interface Complaint {
+  id: string;
+  companyPhoneNumber: string;
+  createdAt: number;
+  violationAt: number;
+  city: string;
+  state: string;
+  areaCode: string;
+  subject: string;
+  robocall: string;
+}
+
+/** The header of the FTC's daily and weekly extracts, unchanged since 2019. */
+export const COMPLAINT_CSV_HEADER = [
+  "Company_Phone_Number",
+  "Created_Date",
+  "Violation_Date",
+  "Consumer_City",
+  "Consumer_State",
+  "Consumer_Area_Code",
+  "Subject",
+  "Recorded_Message_Or_Robocall",
+] as const;
+
+/** The API attributes of a complaint, in the live service's member order. */
+export interface ComplaintAttributes {
+  "company-phone-number": string;
+  "created-date": string;
+  "violation-date": string;
+  "consumer-city": string;
+  "consumer-state": string;
+  "consumer-area-code": string;
+  subject: string;
+  "recorded-message-or-robocall": string;
+}
+
+export function complaintAttributes(complaint: Complaint): ComplaintAttributes {
+  return {
+    "company-phone-number": complaint.companyPhoneNumber,
+    "created-date": formatDateTime(complaint.createdAt),
+    "violation-date": formatDateTime(complaint.violationAt),
+    "consumer-city": complaint.city,
+    "consumer-state": complaint.state,
+    "consumer-area-code": complaint.areaCode,
+    subject: complaint.subject,
+    "recorded-message-or-robocall": complaint.robocall,
+  };
+}
+
+/**
+ * The key that `state` and `city` filters compare: the value without regard to case, since the
+ * extracts hold "san pedro" beside "San Pedro".
+ */
+export function matchKey(value: string): string {
+  return value.trim().toLowerCase();
+}
+
+/**
+ * A complaint's id: 32 lowercase hex characters derived from the row's eight values and from how
+ * many identical rows came before it in the same file. Re-importing a file, or a weekly extract that
+ * overlaps daily ones, yields the same ids; identical rows within one file stay separate complaints.
+ */
+export function complaintId(values: readonly string[], occurrence: number): string {
+  const hash = createHash("md5");
+  hash.update(values.join("\u001f"));
+  if (occurrence > 0) hash.update(`\u001e${occurrence}`);
+  return hash.digest("hex");
+}
+
+/** Ids are exactly 32 lowercase hex characters. */
+export const COMPLAINT_ID_PATTERN = /^[0-9a-f]{32}$/;

@@ -1,0 +1,91 @@
+/**
+ * Every error the service can answer with. Codes are stable: clients may branch on them.
+ * `gateway` errors use the api.data.gov body `{"error":{"code","message"}}`; `jsonapi` errors use a
+ * JSON:API error document (`errors[]` with `status` as a string, `title`, `detail`, `source`).
+ * Gateway messages are worded as api.data.gov (API Umbrella) words them.
+ */
+export const errorCatalog = {
+  HTTPS_REQUIRED: {
+    status: 400,
+    format: "gateway",
+    title: "Bad Request",
+    message: "Requests must be made over HTTPS. Try accessing the API at: {httpsUrl}",
+  },
+  API_KEY_MISSING: {
+    status: 403,
+    format: "gateway",
+    title: "Forbidden",
+    message: "No api_key was supplied. Get one at {signupUrl}",
+  },
+  API_KEY_INVALID: {
+    status: 403,
+    format: "gateway",
+    title: "Forbidden",
+    message: "An invalid api_key was supplied. Get one at {signupUrl}",
+  },
+  API_KEY_DISABLED: {
+    status: 403,
+    format: "gateway",
+    title: "Forbidden",
+    message: "The api_key supplied has been disabled. Please contact us at {contactUrl} for assistance",
+  },
+  OVER_RATE_LIMIT: {
+    status: 429,
+    format: "gateway",
+    title: "Too Many Requests",
+    message: "You have exceeded your rate limit. Try again later or contact us at {contactUrl} for assistance",
+  },
+  NOT_FOUND: {
+    status: 404,
+    format: "gateway",
+    title: "Not Found",
+    message: "The requested URL was not found on this server.",
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    format: "gateway",
+    title: "Method Not Allowed",
+    message: "The {method} method is not allowed. This API is read-only: use GET or HEAD.",
+  },
+  BAD_REQUEST: {
+    status: 400,
+    format: "gateway",
+    title: "Bad Request",
+    message: "The request could not be understood.",
+  },
+  INVALID_PARAMETER: {
+    status: 400,
+    format: "jsonapi",
+    title: "Bad Request",
+    message: "A query parameter has an invalid value.",
+  },
+  UNKNOWN_PARAMETER: {
+    status: 400,
+    format: "jsonapi",
+    title: "Bad Request",
+    message: "The request has a query parameter this endpoint does not accept.",
+  },
+  RECORD_NOT_FOUND: {
+    status: 404,
+    format: "jsonapi",
+    title: "Not Found",
+    message: "The requested record does not exist.",
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    format: "gateway",
+    title: "Service Unavailable",
+    message: "The service is temporarily unavailable. Try again shortly.",
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    format: "gateway",
+    title: "Internal Server Error",
+    message: "An unexpected error occurred. It has been logged.",
+  },
+} as const satisfies Record<
+  string,
+  { status: number; format: "gateway" | "jsonapi"; title: string; message: string }
+>;
+
+export type ErrorCode = keyof typeof errorCatalog;

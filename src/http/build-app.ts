@@ -1,0 +1,66 @@
+import cors from "@fastify/cors";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from "fastify";
+import type { KeyVerifier } from "../access/key-verifier.js";
+import { ApiError } from "../domain/api-error.js";
+import type { ComplaintStore } from "../store/complaint-store.js";
+import { COMPLAINTS_PATH, registerComplaintRoutes } from "./complaint-routes.js";
+import { registerErrorHandler } from "./error-handler.js";
+import { registerGatewayHooks } from "./gateway-hooks.js";
+import { publicBaseUrl } from "./request-urls.js";
+
+export interface AppDeps {
+  complaints: ComplaintStore;
+  keys: KeyVerifier;
+  logger: FastifyBaseLogger;
+  /** Public base URL for links; undefined: each request's own scheme and host. */
+  baseUrl: string | undefined;
+  /** Trust `X-Forwarded-Proto` / `X-Forwarded-For` / `X-Forwarded-Host` from a proxy. */
+  trustProxy: boolean;
+  /** The HTTPS port, named in HTTPS_REQUIRED answers (known once listening). */
+  httpsPort: () => number;
+  serverFactory?: FastifyServerFactory;
+}
+
+const READ_METHODS = ["GET", "HEAD", "OPTIONS"];
+const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** Builds the application without listening: gateway hooks, routes, errors. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app: FastifyInstance = Fastify({
+    loggerInstance: deps.logger,
+    trustProxy: deps.trustProxy,
+    serverFactory: deps.serverFactory,
+    return503OnClosing: true,
+  });
+
+  await app.register(cors, {
+    origin: "*",
+    methods: READ_METHODS,
+    allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match"],
+    exposedHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
+    maxAge: 86_400,
+  });
+  registerErrorHandler(app);
+  registerGatewayHooks(app, {
+    keys: deps.keys,
+    baseUrl: deps.baseUrl,
+    httpsPort: deps.httpsPort,
+    signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
+  });
+  registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
+
+  for (const url of [COMPLAINTS_PATH, `${COMPLAINTS_PATH}/:id`]) {
+    app.route({
+      method: [...WRITE_METHODS],
+      url,
+      handler: async (req, reply) => {
+        reply.header("Allow", "GET, HEAD, OPTIONS");
+        throw new ApiError("METHOD_NOT_ALLOWED", { vars: { method: req.method } });
+      },
+    });
+  }
+  app.setNotFoundHandler(async () => {
+    throw new ApiError("NOT_FOUND");
+  });
+  return app;
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from "fastify";
+import { ApiError } from "../domain/api-error.js";
+import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
+import { complaintEnvelope } from "../domain/complaint-envelope.js";
+import { parseComplaintQuery } from "../domain/complaint-query.js";
+import type { ComplaintStore } from "../store/complaint-store.js";
+import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
+
+export const COMPLAINTS_PATH = "/v0/dnc-complaints";
+
+/** `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). */
+export function registerComplaintRoutes(
+  app: FastifyInstance,
+  complaints: ComplaintStore,
+  baseUrl: string | undefined,
+): void {
+  app.get(COMPLAINTS_PATH, async (req, reply) => {
+    const query = parseComplaintQuery(queryPairs(req.url));
+    const page = await complaints.list(query);
+    const base = publicBaseUrl(req, baseUrl);
+    reply.type("application/json");
+    return complaintEnvelope(page.records, page.total, `${base}${COMPLAINTS_PATH}`, `${base}${withoutApiKey(req.url)}`);
+  });
+
+  app.get<{ Params: { id: string } }>(`${COMPLAINTS_PATH}/:id`, async (req, reply) => {
+    const unexpected = queryPairs(req.url).find(([name]) => name !== "api_key");
+    if (unexpected) {
+      throw new ApiError("UNKNOWN_PARAMETER", {
+        parameter: unexpected[0],
+        detail: `The query parameter '${unexpected[0]}' is not supported when fetching one complaint; only api_key is.`,
+      });
+    }
+    const { id } = req.params;
+    const complaint = COMPLAINT_ID_PATTERN.test(id) ? await complaints.findById(id) : undefined;
+    if (!complaint) {
+      throw new ApiError("RECORD_NOT_FOUND", {
+        detail: `No complaint has the id '${id}'. Complaint ids are 32 lowercase hexadecimal characters.`,
+      });
+    }
+    const base = publicBaseUrl(req, baseUrl);
+    reply.type("application/json");
+    return complaintEnvelope([complaint], 1, `${base}${COMPLAINTS_PATH}`, `${base}${withoutApiKey(req.url)}`);
+  });
+}

@@ -1,0 +1,27 @@
+import type { FastifyError, FastifyInstance } from "fastify";
+import { ApiError } from "../domain/api-error.js";
+import { errorBody } from "../domain/error-body.js";
+
+/**
+ * The one error handler: ApiErrors are answered as the catalog says; a framework error with a 4xx
+ * status becomes BAD_REQUEST; anything else is logged and answered with a generic 500.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+    let apiError: ApiError;
+    if (err instanceof ApiError) {
+      apiError = err;
+    } else if (typeof err.statusCode === "number" && err.statusCode >= 400 && err.statusCode < 500) {
+      apiError = new ApiError("BAD_REQUEST", { detail: err.message });
+    } else {
+      req.log.error({ err }, "unhandled error");
+      apiError = new ApiError("INTERNAL_ERROR");
+    }
+    const status = apiError.code === "BAD_REQUEST" && "statusCode" in err ? (err.statusCode ?? 400) : apiError.status;
+    reply
+      .code(status)
+      .headers(apiError.details.headers ?? {})
+      .type("application/json")
+      .send(errorBody(apiError));
+  });
+}

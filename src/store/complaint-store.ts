@@ -1,0 +1,292 @@
+import { type SelectQueryBuilder, sql } from "kysely";
+import type { Complaint } from "../domain/complaint.js";
+import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
+import { dayOf, SECONDS_PER_DAY } from "../domain/date-time.js";
+import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
+import type { Database } from "./database.js";
+import type { Schema } from "./schema.js";
+
+/** A page of complaints and the exact number of complaints the query matches. */
+export interface ComplaintPage {
+  total: number;
+  records: Complaint[];
+}
+
+/** Offsets up to this are skipped on the index directly; deeper ones start from a daily count. */
+const DIRECT_OFFSET_MAX = 1_000;
+
+interface DayCount {
+  day: number;
+  count: number;
+  /** The moments of that day the count covers (a range may cut its first and last day). */
+  from: number;
+  to: number;
+}
+
+const COLUMNS = [
+  "id",
+  "created_at",
+  "violation_at",
+  "phone",
+  "city",
+  "state",
+  "area_code",
+  "subject",
+  "robocall",
+] as const;
+
+/**
+ * Reads complaints. Totals come from the daily counts of `complaint_counts` plus at most two
+ * partial days counted on an index, and a deep offset starts at the day that holds it, so neither
+ * cost grows with the number of matching rows (see docs/query-design.md).
+ */
+export class ComplaintStore {
+  constructor(private readonly database: Database) {}
+
+  async findById(id: string): Promise<Complaint | undefined> {
+    const row = await this.database.db
+      .selectFrom("complaints")
+      .select(COLUMNS)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    return row ? toComplaint(row) : undefined;
+  }
+
+  async list(query: ComplaintQuery): Promise<ComplaintPage> {
+    if (isEmptyRange(query.created) || isEmptyRange(query.violation)) return { total: 0, records: [] };
+    const dimension = dimensionFor(query);
+    const total = await this.total(query, dimension);
+    if (query.offset >= total) return { total, records: [] };
+
+    // Near the end, read backwards from the other end instead.
+    let order = query.order;
+    let offset = query.offset;
+    let limit = query.limit;
+    const fromEnd = total - query.offset - query.limit;
+    const reversed = fromEnd < query.offset;
+    if (reversed) {
+      order = query.order === "DESC" ? "ASC" : "DESC";
+      offset = Math.max(0, fromEnd);
+      limit = Math.min(query.limit, total - query.offset);
+    }
+
+    let created = query.created;
+    if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
+      const start = await this.locateOffset(dimension, query.created, order, offset);
+      if (start) {
+        offset = start.offsetWithinDay;
+        created = start.range;
+      }
+    }
+
+    const rows = await this.filtered(this.database.db.selectFrom("complaints").select(COLUMNS), query, created)
+      .orderBy("created_at", order === "DESC" ? "desc" : "asc")
+      .orderBy("id", order === "DESC" ? "desc" : "asc")
+      .limit(limit)
+      .offset(offset)
+      .execute();
+    const records = rows.map(toComplaint);
+    if (reversed) records.reverse();
+    return { total, records };
+  }
+
+  /** The exact number of complaints matching the query's filters. */
+  async total(query: ComplaintQuery, dimension = dimensionFor(query)): Promise<number> {
+    if (!dimension) return this.countRows(query, query.created);
+    const range = dimension.column === "created_at" ? query.created : query.violation;
+    const { fullFrom, fullTo, partial } = splitRange(range);
+    let total = 0;
+    for (const part of partial) total += await this.countPart(query, dimension, part);
+    if (fullFrom !== undefined && fullTo !== undefined && fullFrom > fullTo) return total;
+    let sum = this.database.db
+      .selectFrom("complaint_counts")
+      .select((eb) => eb.fn.sum<number | string | null>("count").as("total"))
+      .where("dimension", "=", dimension.name)
+      .where("value", "=", dimension.value);
+    if (fullFrom !== undefined) sum = sum.where("day", ">=", fullFrom);
+    if (fullTo !== undefined) sum = sum.where("day", "<=", fullTo);
+    const row = await sum.executeTakeFirst();
+    return total + Number(row?.total ?? 0);
+  }
+
+  /** Counts the rows of one partial day through the index of the dimension's column. */
+  private async countPart(query: ComplaintQuery, dimension: Dimension, part: TimeRange): Promise<number> {
+    if (dimension.column === "created_at") return this.countRows(query, part);
+    const row = await this.database.db
+      .selectFrom("complaints")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .where("violation_at", ">=", part.from)
+      .where("violation_at", "<=", part.to)
+      .executeTakeFirst();
+    return Number(row?.count ?? 0);
+  }
+
+  private async countRows(query: ComplaintQuery, created: TimeRange | undefined): Promise<number> {
+    const row = await this.filtered(
+      this.database.db.selectFrom("complaints").select((eb) => eb.fn.countAll<number>().as("count")),
+      query,
+      created,
+    ).executeTakeFirst();
+    return Number(row?.count ?? 0);
+  }
+
+  /**
+   * Finds the day that holds the `offset`-th matching row in the given order, walking the daily
+   * counts, and returns the narrowed range that starts at that day and the offset within it.
+   */
+  private async locateOffset(
+    dimension: Dimension,
+    range: TimeRange | undefined,
+    order: "ASC" | "DESC",
+    offset: number,
+  ): Promise<{ range: TimeRange; offsetWithinDay: number } | undefined> {
+    const days = await this.dayCounts(dimension, range);
+    if (order === "DESC") days.reverse();
+    let before = 0;
+    for (const day of days) {
+      if (before + day.count > offset) {
+        const narrowed =
+          order === "DESC"
+            ? { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: day.to }
+            : { from: day.from, to: range?.to ?? Number.MAX_SAFE_INTEGER };
+        return { range: narrowed, offsetWithinDay: offset - before };
+      }
+      before += day.count;
+    }
+    return undefined;
+  }
+
+  /** Daily counts over a range, ascending, with the range's partial first and last day counted exactly. */
+  private async dayCounts(dimension: Dimension, range: TimeRange | undefined): Promise<DayCount[]> {
+    let select = this.database.db
+      .selectFrom("complaint_counts")
+      .select(["day", "count"])
+      .where("dimension", "=", dimension.name)
+      .where("value", "=", dimension.value)
+      .orderBy("day", "asc");
+    if (range) select = select.where("day", ">=", dayOf(range.from)).where("day", "<=", dayOf(range.to));
+    const rows = await select.execute();
+    const days: DayCount[] = rows.map((row) => ({
+      day: row.day,
+      count: row.count,
+      from: row.day * SECONDS_PER_DAY,
+      to: row.day * SECONDS_PER_DAY + SECONDS_PER_DAY - 1,
+    }));
+    if (!range) return days;
+    for (const day of days) {
+      const from = Math.max(day.from, range.from);
+      const to = Math.min(day.to, range.to);
+      if (from !== day.from || to !== day.to) {
+        day.from = from;
+        day.to = to;
+        day.count = await this.countRows(queryOf(dimension), { from, to });
+      }
+    }
+    return days;
+  }
+
+  private filtered<O>(
+    select: SelectQueryBuilder<Schema, "complaints", O>,
+    query: ComplaintQuery,
+    created: TimeRange | undefined,
+  ): SelectQueryBuilder<Schema, "complaints", O> {
+    let result = select;
+    if (created) result = result.where("created_at", ">=", created.from).where("created_at", "<=", created.to);
+    if (query.violation) {
+      result = result
+        .where("violation_at", ">=", query.violation.from)
+        .where("violation_at", "<=", query.violation.to);
+    }
+    if (query.state !== undefined) result = result.where("state_key", "=", query.state);
+    if (query.city !== undefined) result = result.where("city_key", "=", query.city);
+    if (query.areaCode !== undefined) result = result.where("area_code", "=", query.areaCode);
+    if (query.robocall !== undefined) result = result.where("robocall", "=", query.robocall);
+    if (query.phone !== undefined) result = result.where("phone", "=", query.phone);
+    return result;
+  }
+
+  /** Rows in the store, for status and tests. */
+  async count(): Promise<number> {
+    const row = await this.database.db
+      .selectFrom("complaints")
+      .select(sql<number>`count(*)`.as("count"))
+      .executeTakeFirst();
+    return Number(row?.count ?? 0);
+  }
+}
+
+function isEmptyRange(range: TimeRange | undefined): boolean {
+  return range !== undefined && range.from > range.to;
+}
+
+/**
+ * Splits a range into the whole days that daily counts answer and at most two partial days
+ * that must be counted on rows.
+ */
+function splitRange(range: TimeRange | undefined): { fullFrom?: number; fullTo?: number; partial: TimeRange[] } {
+  if (!range) return { partial: [] };
+  const firstDay = dayOf(range.from);
+  const lastDay = dayOf(range.to);
+  const startsClean = range.from === firstDay * SECONDS_PER_DAY;
+  const endsClean = range.to === lastDay * SECONDS_PER_DAY + SECONDS_PER_DAY - 1;
+  if (firstDay === lastDay && !(startsClean && endsClean)) {
+    return { fullFrom: firstDay, fullTo: firstDay - 1, partial: [range] };
+  }
+  const partial: TimeRange[] = [];
+  if (!startsClean) partial.push({ from: range.from, to: firstDay * SECONDS_PER_DAY + SECONDS_PER_DAY - 1 });
+  if (!endsClean) partial.push({ from: lastDay * SECONDS_PER_DAY, to: range.to });
+  return {
+    fullFrom: startsClean ? firstDay : firstDay + 1,
+    fullTo: endsClean ? lastDay : lastDay - 1,
+    partial,
+  };
+}
+
+/** The filters that select exactly a dimension's complaints, to count its partial days on rows. */
+function queryOf(dimension: Dimension): ComplaintQuery {
+  const query: ComplaintQuery = { order: "DESC", limit: 0, offset: 0 };
+  switch (dimension.name) {
+    case "state":
+      query.state = dimension.value;
+      break;
+    case "city": {
+      const [state, city] = dimension.value.split("\u001f");
+      query.state = state;
+      query.city = city;
+      break;
+    }
+    case "area":
+      query.areaCode = dimension.value;
+      break;
+    case "robocall":
+      query.robocall = dimension.value as "Y" | "N";
+      break;
+    default:
+      break;
+  }
+  return query;
+}
+
+function toComplaint(row: {
+  id: string;
+  created_at: number;
+  violation_at: number;
+  phone: string;
+  city: string;
+  state: string;
+  area_code: string;
+  subject: string;
+  robocall: string;
+}): Complaint {
+  return {
+    id: row.id,
+    companyPhoneNumber: row.phone,
+    createdAt: row.created_at,
+    violationAt: row.violation_at,
+    city: row.city,
+    state: row.state,
+    areaCode: row.area_code,
+    subject: row.subject,
+    robocall: row.robocall,
+  };
+}

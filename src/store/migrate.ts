@@ -1,0 +1,88 @@
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import type { Database } from "./database.js";
+
+const migrations: Record<string, Migration> = {
+  "001-complaints-keys-settings": {
+    async up(db: Kysely<unknown>) {
+      // WITHOUT ROWID: rows are kept in (created_at, id) order, the API's order, and every
+      // secondary index ends in that key, so pages in any filter come straight off an index.
+      await db.schema
+        .createTable("complaints")
+        .addColumn("created_at", "integer", (col) => col.notNull())
+        .addColumn("id", "text", (col) => col.notNull())
+        .addColumn("violation_at", "integer", (col) => col.notNull())
+        .addColumn("phone", "text", (col) => col.notNull())
+        .addColumn("city", "text", (col) => col.notNull())
+        .addColumn("state", "text", (col) => col.notNull())
+        .addColumn("area_code", "text", (col) => col.notNull())
+        .addColumn("subject", "text", (col) => col.notNull())
+        .addColumn("robocall", "text", (col) => col.notNull())
+        .addColumn("state_key", "text", (col) => col.notNull())
+        .addColumn("city_key", "text", (col) => col.notNull())
+        .addPrimaryKeyConstraint("complaints_pk", ["created_at", "id"])
+        .modifyEnd(sql`without rowid`)
+        .execute();
+      await db.schema.createIndex("complaints_id").unique().on("complaints").column("id").execute();
+      const orderedIndexes: Record<string, string[]> = {
+        complaints_state: ["state_key"],
+        complaints_city: ["state_key", "city_key"],
+        complaints_area: ["area_code"],
+        complaints_robocall: ["robocall"],
+        complaints_phone: ["phone"],
+      };
+      for (const [name, columns] of Object.entries(orderedIndexes)) {
+        await db.schema
+          .createIndex(name)
+          .on("complaints")
+          .columns([...columns, "created_at", "id"])
+          .execute();
+      }
+      await db.schema.createIndex("complaints_violation").on("complaints").columns(["violation_at"]).execute();
+
+      await db.schema
+        .createTable("complaint_counts")
+        .addColumn("dimension", "text", (col) => col.notNull())
+        .addColumn("value", "text", (col) => col.notNull())
+        .addColumn("day", "integer", (col) => col.notNull())
+        .addColumn("count", "integer", (col) => col.notNull())
+        .addPrimaryKeyConstraint("complaint_counts_pk", ["dimension", "value", "day"])
+        .modifyEnd(sql`without rowid`)
+        .execute();
+
+      await db.schema
+        .createTable("api_keys")
+        .addColumn("id", "integer", (col) => col.primaryKey().autoIncrement())
+        .addColumn("prefix", "text", (col) => col.notNull())
+        .addColumn("hash", "text", (col) => col.notNull().unique())
+        .addColumn("email", "text", (col) => col.notNull())
+        .addColumn("first_name", "text", (col) => col.notNull().defaultTo(""))
+        .addColumn("last_name", "text", (col) => col.notNull().defaultTo(""))
+        .addColumn("use_text", "text", (col) => col.notNull().defaultTo(""))
+        .addColumn("status", "text", (col) => col.notNull().defaultTo("active"))
+        .addColumn("limit_per_hour", "integer")
+        .addColumn("created_at", "integer", (col) => col.notNull())
+        .addColumn("last_used_at", "integer")
+        .execute();
+      await db.schema.createIndex("api_keys_prefix").on("api_keys").column("prefix").execute();
+
+      await db.schema
+        .createTable("settings")
+        .addColumn("name", "text", (col) => col.primaryKey())
+        .addColumn("value", "text", (col) => col.notNull())
+        .execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = {
+  async getMigrations() {
+    return migrations;
+  },
+};
+
+/** Brings the schema up to date; safe to run at every start and from several processes. */
+export async function migrate(database: Database): Promise<void> {
+  const migrator = new Migrator({ db: database.db, provider });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}

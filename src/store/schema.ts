@@ -1,0 +1,53 @@
+import type { Generated } from "kysely";
+
+/** Complaints: times in seconds; `state_key` and `city_key` are match keys (lowercase). */
+export interface ComplaintTable {
+  created_at: number;
+  id: string;
+  violation_at: number;
+  phone: string;
+  city: string;
+  state: string;
+  area_code: string;
+  subject: string;
+  robocall: string;
+  state_key: string;
+  city_key: string;
+}
+
+/**
+ * Exact counts of complaints per day for each filterable dimension, kept in step with
+ * `complaints` by the writer in the same transaction. Totals read these instead of the rows.
+ */
+export interface ComplaintCountTable {
+  dimension: string;
+  value: string;
+  day: number;
+  count: number;
+}
+
+export interface ApiKeyTable {
+  id: Generated<number>;
+  prefix: string;
+  hash: string;
+  email: string;
+  first_name: string;
+  last_name: string;
+  use_text: string;
+  status: "active" | "disabled";
+  limit_per_hour: number | null;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export interface SettingTable {
+  name: string;
+  value: string;
+}
+
+export interface Schema {
+  complaints: ComplaintTable;
+  complaint_counts: ComplaintCountTable;
+  api_keys: ApiKeyTable;
+  settings: SettingTable;
+}

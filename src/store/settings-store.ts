@@ -1,0 +1,27 @@
+import type { Database } from "./database.js";
+
+/** Named values the server keeps between runs (such as the key-hashing secret). */
+export class SettingsStore {
+  constructor(private readonly database: Database) {}
+
+  async get(name: string): Promise<string | undefined> {
+    const row = await this.database.db
+      .selectFrom("settings")
+      .select("value")
+      .where("name", "=", name)
+      .executeTakeFirst();
+    return row?.value;
+  }
+
+  /** Stores `value` unless the setting exists, and returns the stored value: the first writer wins. */
+  async getOrCreate(name: string, create: () => string): Promise<string> {
+    await this.database.db
+      .insertInto("settings")
+      .values({ name, value: create() })
+      .onConflict((conflict) => conflict.column("name").doNothing())
+      .execute();
+    const value = await this.get(name);
+    if (value === undefined) throw new Error(`Setting ${name} vanished after it was created`);
+    return value;
+  }
+}

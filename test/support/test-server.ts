@@ -1,0 +1,46 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type RawServeOptions, serveConfig } from "../../src/config.js";
+import { startServer } from "../../src/main.js";
+import { fetchRaw, type TestResponse } from "./https-client.js";
+
+export interface TestServer {
+  httpsUrl: string;
+  httpUrl: string;
+  ca: string;
+  directory: string;
+  db: string;
+  /** GET (or another method) over HTTPS, trusting the server's certificate. */
+  get(path: string, headers?: Record<string, string>, method?: string): Promise<TestResponse>;
+  stop(): Promise<void>;
+}
+
+/** A temporary directory for one test's database and certificate. */
+export async function makeTempDirectory(prefix = "ftcapi-test-"): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+/**
+ * Starts the real server (real SQLite, real HTTPS and HTTP sockets on free ports) in this process,
+ * on the database at `db` (a fresh one in a temporary directory by default).
+ */
+export async function startTestServer(options: RawServeOptions & { db?: string } = {}): Promise<TestServer> {
+  const directory = options.db ? undefined : await makeTempDirectory();
+  const db = options.db ?? join(directory!, "ftcapi.db");
+  const config = serveConfig({ host: "127.0.0.1", port: "0", httpPort: "0", logLevel: "silent", ...options, db }, {});
+  const server = await startServer(config, () => {});
+  const ca = await readFile(server.certPath, "utf8");
+  return {
+    httpsUrl: server.httpsUrl,
+    httpUrl: server.httpUrl,
+    ca,
+    directory: directory ?? "",
+    db,
+    get: (path, headers = {}, method = "GET") => fetchRaw(`${server.httpsUrl}${path}`, { headers, ca, method }),
+    async stop() {
+      await server.stop();
+      if (directory) await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
