@@ -32,9 +32,27 @@ export interface ServeConfig extends DatabaseConfig {
   /** Load the deterministic demo dataset on first run (npm start). */
   readonly demo: boolean;
   readonly logLevel: string;
+  /** The key-hashing secret; undefined: the one made on first run and kept in the database. */
+  readonly keySecret: string | undefined;
+  /** Worker processes sharing the ports (node:cluster); 1 runs in this process. */
+  readonly workers: number;
+  /** Limit for keys without their own. */
+  readonly rateLimitPerHour: number;
+  /** False switches API rate limits off (sign-up stays limited). */
+  readonly rateLimits: boolean;
+  readonly demoLimitPerHour: number;
+  readonly demoLimitPerDay: number;
+  readonly signupLimitPerHour: number;
 }
 
 export interface RawServeOptions {
+  keySecret?: string;
+  workers?: string;
+  rateLimitPerHour?: string;
+  disableRateLimits?: boolean;
+  demoLimitPerHour?: string;
+  demoLimitPerDay?: string;
+  signupLimitPerHour?: string;
   db?: string;
   host?: string;
   port?: string;
@@ -51,7 +69,9 @@ export interface RawServeOptions {
 export function databaseConfig(flags: { db?: string }, env: Environment = process.env): DatabaseConfig {
   const db = flags.db ?? env.FTCAPI_DB ?? DEFAULT_DB_PATH;
   if (/^postgres(ql)?:\/\//.test(db)) {
-    throw new ConfigError("--db: this release stores data in SQLite; give a file path such as data/ftcapi.db");
+    throw new ConfigError(
+      "--db: this release stores data in SQLite; give a file path such as data/ftcapi.db",
+    );
   }
   return Object.freeze({ db });
 }
@@ -77,12 +97,58 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     baseUrl: baseUrl?.replace(/\/+$/, ""),
     demo: flags.demo ?? booleanVariable("FTCAPI_DEMO", env.FTCAPI_DEMO),
     logLevel: flags.logLevel ?? env.FTCAPI_LOG_LEVEL ?? "info",
+    keySecret: keySecretConfig(flags, env),
+    workers: count("--workers", flags.workers ?? env.FTCAPI_WORKERS ?? "1", 1),
+    rateLimitPerHour: count(
+      "--rate-limit-per-hour",
+      flags.rateLimitPerHour ?? env.FTCAPI_RATE_LIMIT_PER_HOUR ?? "1000",
+      1,
+    ),
+    rateLimits: !(
+      flags.disableRateLimits ?? booleanVariable("FTCAPI_DISABLE_RATE_LIMITS", env.FTCAPI_DISABLE_RATE_LIMITS)
+    ),
+    demoLimitPerHour: count(
+      "--demo-limit-per-hour",
+      flags.demoLimitPerHour ?? env.FTCAPI_DEMO_LIMIT_PER_HOUR ?? "30",
+      1,
+    ),
+    demoLimitPerDay: count(
+      "--demo-limit-per-day",
+      flags.demoLimitPerDay ?? env.FTCAPI_DEMO_LIMIT_PER_DAY ?? "50",
+      1,
+    ),
+    signupLimitPerHour: count(
+      "--signup-limit-per-hour",
+      flags.signupLimitPerHour ?? env.FTCAPI_SIGNUP_LIMIT_PER_HOUR ?? "5",
+      1,
+    ),
   });
+}
+
+/** `--key-secret`, else `FTCAPI_KEY_SECRET`, else undefined (the database keeps one made on first run). */
+export function keySecretConfig(
+  flags: { keySecret?: string },
+  env: Environment = process.env,
+): string | undefined {
+  const secret = flags.keySecret ?? env.FTCAPI_KEY_SECRET;
+  if (secret !== undefined && secret.length < 32) {
+    throw new ConfigError("--key-secret must be at least 32 characters (it keys the HMAC of every API key)");
+  }
+  return secret;
+}
+
+function count(name: string, text: string, minimum: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < minimum || !Number.isSafeInteger(value)) {
+    throw new ConfigError(`${name} must be a whole number, at least ${minimum}; got '${text}'`);
+  }
+  return value;
 }
 
 function port(name: string, text: string): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text) || value > 65535) throw new ConfigError(`${name} must be a port number 0-65535; got '${text}'`);
+  if (!/^\d+$/.test(text) || value > 65535)
+    throw new ConfigError(`${name} must be a port number 0-65535; got '${text}'`);
   return value;
 }
 

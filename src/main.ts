@@ -1,19 +1,22 @@
+import cluster from "node:cluster";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { ensureDemoKey, loadKeySecret } from "./access/api-keys.js";
+import { createKey, ensureDemoKey, loadKeySecret } from "./access/api-keys.js";
 import { KeyVerifier } from "./access/key-verifier.js";
+import { RateLimiter } from "./access/rate-limiter.js";
 import type { ServeConfig } from "./config.js";
 import { buildApp } from "./http/build-app.js";
 import { createLogger } from "./http/create-logger.js";
-import { loadCertificate, loadOrCreateCertificate } from "./http/tls-certificate.js";
+import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { loadDemoData } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
+import { SqliteRateLimitStore } from "./store/rate-limit-store.js";
 import { SettingsStore } from "./store/settings-store.js";
 
 export interface RunningServer {
@@ -24,31 +27,118 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/**
+ * Runs `serve`: in this process, or with `workers` > 1 as a node:cluster primary that prepares the
+ * database and certificate once and forks workers sharing the ports. In a worker, starts that
+ * worker's server and reports to the primary. The caller prints the banner when `isPrimary`.
+ */
+export async function serve(
+  config: ServeConfig,
+  log: (line: string) => void,
+): Promise<RunningServer & { isPrimary: boolean }> {
+  if (config.workers <= 1) return { ...(await startServer(config, log)), isPrimary: true };
+  if (cluster.isWorker) {
+    const server = await startServer({ ...config, demo: false }, log);
+    process.send?.({ type: "listening", httpsUrl: server.httpsUrl, httpUrl: server.httpUrl });
+    return { ...server, isPrimary: false };
+  }
+  const database = openDatabase(config.db);
+  let certPath: string;
+  try {
+    await prepareStore(database, config, log);
+    certPath = (await loadTls(config, database)).certPath;
+  } finally {
+    await database.close();
+  }
+  return { ...(await forkWorkers(config.workers, log)), certPath, isPrimary: true };
+}
+
+async function forkWorkers(
+  count: number,
+  log: (line: string) => void,
+): Promise<Omit<RunningServer, "certPath">> {
+  let stopping = false;
+  const urls = await new Promise<{ httpsUrl: string; httpUrl: string }>((resolve, reject) => {
+    let listening = 0;
+    cluster.on("message", (_worker, message: { type?: string; httpsUrl: string; httpUrl: string }) => {
+      if (message?.type !== "listening") return;
+      listening++;
+      if (listening === count) resolve(message);
+    });
+    cluster.on("exit", (worker, code, signal) => {
+      if (stopping) return;
+      if (listening < count) {
+        reject(new Error(`worker ${worker.process.pid} exited (${signal ?? code}) while starting`));
+        return;
+      }
+      log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
+      cluster.fork();
+    });
+    for (let index = 0; index < count; index++) cluster.fork();
+  });
+  return {
+    ...urls,
+    async stop() {
+      stopping = true;
+      const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+      await Promise.all(
+        workers.map(
+          (worker) =>
+            new Promise<void>((resolve) => {
+              worker.once("exit", () => resolve());
+              worker.process.kill("SIGTERM");
+            }),
+        ),
+      );
+    },
+  };
+}
+
+/** Migrations, the demo dataset on first run, the key secret and DEMO_KEY. Idempotent. */
+async function prepareStore(
+  database: Database,
+  config: ServeConfig,
+  log: (line: string) => void,
+): Promise<string> {
+  await migrate(database);
+  if (config.demo && (await new ComplaintStore(database).count()) === 0) {
+    log("First run: generating the demo dataset (200,000 complaints over the last 30 days)...");
+    const result = await loadDemoData(database, dirname(database.location));
+    log(`Demo dataset loaded: ${result.added} complaints.`);
+  }
+  const secret = await loadKeySecret(new SettingsStore(database), config.keySecret);
+  await ensureDemoKey(new KeyStore(database), secret);
+  return secret;
+}
+
+function loadTls(config: ServeConfig, database: Database): Promise<TlsFiles> {
+  return config.tlsCert && config.tlsKey
+    ? loadCertificate(config.tlsCert, config.tlsKey)
+    : loadOrCreateCertificate(dirname(database.location));
+}
+
 /** The composition root: config -> database -> migrations -> app -> listeners. */
 export async function startServer(config: ServeConfig, log: (line: string) => void): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const database = openDatabase(config.db);
   try {
-    await migrate(database);
+    const secret = await prepareStore(database, config, log);
     const complaints = new ComplaintStore(database);
-    if (config.demo && (await complaints.count()) === 0) {
-      log("First run: generating the demo dataset (200,000 complaints over the last 30 days)...");
-      const result = await loadDemoData(database, dirname(database.location));
-      log(`Demo dataset loaded: ${result.added} complaints.`);
-    }
     const keyStore = new KeyStore(database);
-    const secret = await loadKeySecret(new SettingsStore(database));
-    await ensureDemoKey(keyStore, secret);
-
-    const tls =
-      config.tlsCert && config.tlsKey
-        ? await loadCertificate(config.tlsCert, config.tlsKey)
-        : await loadOrCreateCertificate(dirname(database.location));
+    const tls = await loadTls(config, database);
 
     let httpsServer: HttpsServer | undefined;
     const app = await buildApp({
       complaints,
       keys: new KeyVerifier(keyStore, secret),
+      rateLimiter: new RateLimiter(new SqliteRateLimitStore(database), {
+        defaultLimitPerHour: config.rateLimitPerHour,
+        demoLimitPerHour: config.demoLimitPerHour,
+        demoLimitPerDay: config.demoLimitPerDay,
+      }),
+      limitsEnabled: config.rateLimits,
+      issueKey: async (signup) => (await createKey(keyStore, secret, signup)).key,
+      signupsPerHour: config.signupLimitPerHour,
       logger,
       baseUrl: config.baseUrl,
       trustProxy: config.trustProxy,

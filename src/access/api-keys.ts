@@ -22,8 +22,12 @@ export function hashKey(secret: string, key: string): string {
   return createHmac("sha256", secret).update(key).digest("hex");
 }
 
-/** The server's key-hashing secret, made and kept on first run. */
-export function loadKeySecret(settings: SettingsStore): Promise<string> {
+/** The server's key-hashing secret: the configured one, else one made on first run and kept in the database. */
+export async function loadKeySecret(
+  settings: SettingsStore,
+  configured: string | undefined,
+): Promise<string> {
+  if (configured !== undefined) return configured;
   return settings.getOrCreate(SECRET_SETTING, () => randomBytes(32).toString("hex"));
 }
 
@@ -32,7 +36,8 @@ export interface KeyOwner {
   firstName?: string;
   lastName?: string;
   useText?: string;
-  limitPerHour?: number | null;
+  /** Requests an hour; undefined or null: the server's default. */
+  limitPerHour?: number | null | "unlimited";
 }
 
 /** Creates and stores a key; the plain key is returned once and never stored. */
@@ -50,7 +55,8 @@ export async function createKey(
     lastName: owner.lastName ?? "",
     useText: owner.useText ?? "",
     status: "active",
-    limitPerHour: owner.limitPerHour ?? null,
+    limitPerHour: owner.limitPerHour === "unlimited" ? null : (owner.limitPerHour ?? null),
+    unlimited: owner.limitPerHour === "unlimited",
     createdAt: Math.floor(Date.now() / 1000),
   });
   return { key, record };
@@ -67,6 +73,7 @@ export async function ensureDemoKey(keys: KeyStore, secret: string): Promise<voi
     useText: "Demonstration key, limited per client address",
     status: "active",
     limitPerHour: null,
+    unlimited: false,
     createdAt: Math.floor(Date.now() / 1000),
   });
 }

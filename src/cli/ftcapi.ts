@@ -6,7 +6,9 @@ import { keysCommand } from "./keys-command.js";
 import { serveCommand } from "./serve-command.js";
 
 const program = new Command("ftcapi")
-  .description("A self-hostable FTC public data API: Do Not Call complaints and HSR early-termination notices")
+  .description(
+    "A self-hostable FTC public data API: Do Not Call complaints and HSR early-termination notices",
+  )
   .showHelpAfterError()
   .addCommand(serveCommand())
   .addCommand(importCommand())

@@ -1,14 +1,19 @@
-import { Command } from "commander";
-import { createKey, loadKeySecret } from "../access/api-keys.js";
-import { databaseConfig } from "../config.js";
-import { openDatabase } from "../store/database.js";
-import { KeyStore } from "../store/key-store.js";
+import { Command, InvalidArgumentError } from "commander";
+import { createKey, KEY_PREFIX_LENGTH, loadKeySecret } from "../access/api-keys.js";
+import { databaseConfig, keySecretConfig } from "../config.js";
+import { type Database, openDatabase } from "../store/database.js";
+import { type ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { migrate } from "../store/migrate.js";
 import { SettingsStore } from "../store/settings-store.js";
 
-/** `ftcapi keys ...`: API keys. */
+const DB_OPTION = ["--db <path>", "SQLite database file [env FTCAPI_DB] (default: data/ftcapi.db)"] as const;
+
+/** `ftcapi keys ...`: the key lifecycle, for operators. */
 export function keysCommand(): Command {
-  const keys = new Command("keys").description("Manage API keys");
+  const keys = new Command("keys").description(
+    "Manage API keys (create, list, disable, enable, limit, delete, usage)",
+  );
+
   keys
     .command("create")
     .description("Create an API key; the key is printed once, alone on the last line")
@@ -16,23 +21,187 @@ export function keysCommand(): Command {
     .option("--first-name <name>", "the owner's first name")
     .option("--last-name <name>", "the owner's last name")
     .option("--use <text>", "how the key will be used")
-    .option("--db <path>", "SQLite database file [env FTCAPI_DB] (default: data/ftcapi.db)")
-    .action(async (flags: { email: string; firstName?: string; lastName?: string; use?: string; db?: string }) => {
-      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.email)) throw new Error(`--email: not an e-mail address: '${flags.email}'`);
-      const database = openDatabase(databaseConfig(flags).db);
-      try {
-        await migrate(database);
-        const secret = await loadKeySecret(new SettingsStore(database));
-        const { key, record } = await createKey(new KeyStore(database), secret, {
-          email: flags.email,
-          firstName: flags.firstName,
-          lastName: flags.lastName,
-          useText: flags.use,
+    .option("--limit-per-hour <n>", "this key's hourly limit (default: the server's)", positiveInteger)
+    .option("--unlimited", "no rate limit for this key")
+    .option(
+      "--key-secret <secret>",
+      "HMAC secret for key hashes [env FTCAPI_KEY_SECRET] (default: kept in the database)",
+    )
+    .option(...DB_OPTION)
+    .action(
+      async (flags: {
+        email: string;
+        firstName?: string;
+        lastName?: string;
+        use?: string;
+        limitPerHour?: number;
+        unlimited?: boolean;
+        keySecret?: string;
+        db?: string;
+      }) => {
+        if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.email))
+          throw new Error(`--email: not an e-mail address: '${flags.email}'`);
+        if (flags.unlimited && flags.limitPerHour !== undefined)
+          throw new Error("--limit-per-hour and --unlimited exclude each other");
+        await withKeyStore(flags, async (store, database) => {
+          const secret = await loadKeySecret(new SettingsStore(database), keySecretConfig(flags));
+          const { key, record } = await createKey(store, secret, {
+            email: flags.email,
+            firstName: flags.firstName,
+            lastName: flags.lastName,
+            useText: flags.use,
+            limitPerHour: flags.unlimited ? "unlimited" : flags.limitPerHour,
+          });
+          process.stdout.write(
+            `Created key ${record.prefix}... for ${record.email} (${limitText(record)}). It is shown once; keep it safe.\n${key}\n`,
+          );
         });
-        process.stdout.write(`Created key ${record.prefix}... for ${record.email}. It is shown once; keep it safe.\n${key}\n`);
-      } finally {
-        await database.close();
-      }
+      },
+    );
+
+  keys
+    .command("list")
+    .description("List keys: prefix, e-mail, created, last used, status, limit")
+    .option(...DB_OPTION)
+    .action(async (flags: { db?: string }) => {
+      await withKeyStore(flags, async (store) => {
+        const rows = (await store.list()).map((key) => [
+          key.prefix,
+          key.email,
+          isoMinute(key.createdAt),
+          key.lastUsedAt === null ? "never" : isoMinute(key.lastUsedAt),
+          key.status,
+          limitText(key),
+        ]);
+        printTable(["PREFIX", "EMAIL", "CREATED", "LAST USED", "STATUS", "LIMIT"], rows);
+      });
     });
+
+  for (const [name, status, verb] of [
+    ["disable", "disabled", "Disabled"],
+    ["enable", "active", "Enabled"],
+  ] as const) {
+    keys
+      .command(`${name} <prefix>`)
+      .description(`${verb.slice(0, -1)} the key whose first ${KEY_PREFIX_LENGTH} characters are <prefix>`)
+      .option(...DB_OPTION)
+      .action(async (prefix: string, flags: { db?: string }) => {
+        await withKeyStore(flags, async (store) => {
+          const changed = await store.setStatus(keyPrefix(prefix), status);
+          if (changed === 0) throw new Error(`no key starts with '${prefix}'`);
+          process.stdout.write(`${verb} ${changed} key(s) starting with ${keyPrefix(prefix)}\n`);
+        });
+      });
+  }
+
+  keys
+    .command("limit <prefix>")
+    .description("Set a key's hourly limit, remove it (--unlimited), or return to the default (--default)")
+    .option("--per-hour <n>", "requests an hour", positiveInteger)
+    .option("--unlimited", "no limit")
+    .option("--default", "the server's default limit")
+    .option(...DB_OPTION)
+    .action(
+      async (
+        prefix: string,
+        flags: { perHour?: number; unlimited?: boolean; default?: boolean; db?: string },
+      ) => {
+        const choices = [
+          flags.perHour !== undefined,
+          flags.unlimited === true,
+          flags.default === true,
+        ].filter(Boolean);
+        if (choices.length !== 1) throw new Error("give exactly one of --per-hour N, --unlimited, --default");
+        await withKeyStore(flags, async (store) => {
+          const limit = flags.unlimited ? "unlimited" : flags.default ? null : flags.perHour!;
+          const changed = await store.setLimit(keyPrefix(prefix), limit);
+          if (changed === 0) throw new Error(`no key starts with '${prefix}'`);
+          process.stdout.write(
+            `Set the limit of ${changed} key(s) starting with ${keyPrefix(prefix)} to ${limit ?? "the default"}\n`,
+          );
+        });
+      },
+    );
+
+  keys
+    .command("delete <prefix>")
+    .description("Delete a key and its usage history")
+    .option(...DB_OPTION)
+    .action(async (prefix: string, flags: { db?: string }) => {
+      await withKeyStore(flags, async (store) => {
+        const deleted = await store.delete(keyPrefix(prefix));
+        if (deleted === 0) throw new Error(`no key starts with '${prefix}'`);
+        process.stdout.write(`Deleted ${deleted} key(s) starting with ${keyPrefix(prefix)}\n`);
+      });
+    });
+
+  keys
+    .command("usage <prefix>")
+    .description("Requests per hour of a key over the last days")
+    .option("--days <n>", "how many days back", positiveInteger, 7)
+    .option(...DB_OPTION)
+    .action(async (prefix: string, flags: { days: number; db?: string }) => {
+      await withKeyStore(flags, async (store) => {
+        const [key] = await store.findByPrefix(keyPrefix(prefix));
+        if (!key) throw new Error(`no key starts with '${prefix}'`);
+        const since = Math.floor(Date.now() / 1000 / 3600) * 3600 - flags.days * 86_400;
+        const usage = await store.usage(key.id, since);
+        const total = usage.reduce((sum, hour) => sum + hour.count, 0);
+        printTable(
+          ["HOUR (UTC)", "REQUESTS"],
+          usage.map((hour) => [isoMinute(hour.hour), String(hour.count)]),
+        );
+        process.stdout.write(`${total} requests by ${key.prefix}... in the last ${flags.days} days\n`);
+      });
+    });
+
   return keys;
+}
+
+async function withKeyStore(
+  flags: { db?: string },
+  work: (store: KeyStore, database: Database) => Promise<void>,
+): Promise<void> {
+  const database = openDatabase(databaseConfig(flags).db);
+  try {
+    await migrate(database);
+    await work(new KeyStore(database), database);
+  } finally {
+    await database.close();
+  }
+}
+
+function keyPrefix(text: string): string {
+  if (text.length < KEY_PREFIX_LENGTH)
+    throw new Error(`give the key's first ${KEY_PREFIX_LENGTH} characters; got '${text}'`);
+  return text.slice(0, KEY_PREFIX_LENGTH);
+}
+
+function positiveInteger(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < 1) throw new InvalidArgumentError("must be a whole number, at least 1");
+  return value;
+}
+
+function limitText(key: ApiKeyRecord): string {
+  if (key.unlimited) return "unlimited";
+  return key.limitPerHour === null ? "default" : `${key.limitPerHour}/hour`;
+}
+
+function isoMinute(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ");
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => row[column]!.length)),
+  );
+  for (const row of [header, ...rows]) {
+    process.stdout.write(
+      `${row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd()}\n`,
+    );
+  }
 }

@@ -6,6 +6,8 @@ export interface ApiErrorDetails {
   detail?: string;
   /** The query parameter at fault, for JSON:API `source.parameter`. */
   parameter?: string;
+  /** The body member at fault, as a JSON pointer (`/email`), for JSON:API `source.pointer`. */
+  pointer?: string;
   /** Values substituted into gateway message templates (`{signupUrl}`, `{httpsUrl}`, ...). */
   vars?: Record<string, string>;
   /** Extra response headers, such as `Retry-After`. */

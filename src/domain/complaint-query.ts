@@ -65,7 +65,8 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
       throw invalid(key, `The query parameter '${name}' was given more than once; give it once.`);
     }
     const value = unquote(raw);
-    if (value === "") throw invalid(key, `The query parameter '${name}' is empty; give it a value or leave it out.`);
+    if (value === "")
+      throw invalid(key, `The query parameter '${name}' is empty; give it a value or leave it out.`);
     values.set(key, value);
   }
 
@@ -100,14 +101,20 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
   if (city !== undefined) query.city = matchKey(city);
   if (areaCode !== undefined) {
     if (!/^\d{1,4}$/.test(areaCode)) {
-      throw invalid("area_code", `The parameter 'area_code' must be a number of up to 4 digits, such as 202; got '${areaCode}'.`);
+      throw invalid(
+        "area_code",
+        `The parameter 'area_code' must be a number of up to 4 digits, such as 202; got '${areaCode}'.`,
+      );
     }
     query.areaCode = areaCode;
   }
   if (robocall !== undefined) {
     const lowered = robocall.toLowerCase();
     if (lowered !== "true" && lowered !== "false") {
-      throw invalid("is_robocall", `The parameter 'is_robocall' must be 'true' or 'false'; got '${robocall}'.`);
+      throw invalid(
+        "is_robocall",
+        `The parameter 'is_robocall' must be 'true' or 'false'; got '${robocall}'.`,
+      );
     }
     query.robocall = lowered === "true" ? "Y" : "N";
   }
@@ -130,7 +137,10 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
   if (order !== undefined) {
     const upper = order.toUpperCase();
     if (upper !== "ASC" && upper !== "DESC") {
-      throw invalid("sort_order", `The parameter 'sort_order' must be 'ASC' or 'DESC' (any case); got '${order}'.`);
+      throw invalid(
+        "sort_order",
+        `The parameter 'sort_order' must be 'ASC' or 'DESC' (any case); got '${order}'.`,
+      );
     }
     query.order = upper;
   }
@@ -163,7 +173,8 @@ function invalid(parameter: string, detail: string): ApiError {
 /** Clients quote dates and names (`created_date="2021-07-07"`); one pair of quotes is removed. */
 function unquote(raw: string): string {
   const trimmed = raw.trim();
-  if (trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')) return trimmed.slice(1, -1).trim();
+  if (trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"'))
+    return trimmed.slice(1, -1).trim();
   return trimmed;
 }
 
@@ -172,12 +183,18 @@ function integer(text: string): number | null {
   return Number(text);
 }
 
-function dayParameter(values: Map<ComplaintParameter, string>, name: ComplaintParameter): TimeRange | undefined {
+function dayParameter(
+  values: Map<ComplaintParameter, string>,
+  name: ComplaintParameter,
+): TimeRange | undefined {
   const text = values.get(name);
   if (text === undefined) return undefined;
   const start = parseDate(text);
   if (start === null) {
-    throw invalid(name, `The parameter '${name}' must be a date as YYYY-MM-DD, such as "2021-07-07"; got '${text}'.`);
+    throw invalid(
+      name,
+      `The parameter '${name}' must be a date as YYYY-MM-DD, such as "2021-07-07"; got '${text}'.`,
+    );
   }
   return { from: start, to: start + SECONDS_PER_DAY - 1 };
 }
@@ -198,7 +215,10 @@ function rangeParameters(
   const from = bound(fromName, fromText, "start");
   const to = bound(toName, toText, "end");
   if (from > to) {
-    throw invalid(fromName, `The range is inverted: '${fromName}' (${fromText}) is after '${toName}' (${toText}).`);
+    throw invalid(
+      fromName,
+      `The range is inverted: '${fromName}' (${fromText}) is after '${toName}' (${toText}).`,
+    );
   }
   return { from, to };
 }

@@ -25,7 +25,8 @@ function toSeconds(match: RegExpExecArray, hours: number, minutes: number, secon
   const year = Number(match[1]);
   const month = Number(match[2]);
   const day = Number(match[3]);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 59) return null;
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hours > 23 || minutes > 59 || seconds > 59)
+    return null;
   const millis = Date.UTC(year, month - 1, day, hours, minutes, seconds);
   const check = new Date(millis);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;

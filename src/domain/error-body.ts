@@ -10,7 +10,7 @@ export interface JsonApiErrorBody {
     code: string;
     title: string;
     detail: string;
-    source?: { parameter: string };
+    source?: { parameter: string } | { pointer: string };
   }>;
 }
 
@@ -27,5 +27,6 @@ export function errorBody(err: ApiError): GatewayErrorBody | JsonApiErrorBody {
     detail: err.message,
   };
   if (err.details.parameter !== undefined) entry.source = { parameter: err.details.parameter };
+  else if (err.details.pointer !== undefined) entry.source = { pointer: err.details.pointer };
   return { errors: [entry] };
 }

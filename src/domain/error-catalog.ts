@@ -33,7 +33,8 @@ export const errorCatalog = {
     status: 429,
     format: "gateway",
     title: "Too Many Requests",
-    message: "You have exceeded your rate limit. Try again later or contact us at {contactUrl} for assistance",
+    message:
+      "You have exceeded your rate limit. Try again later or contact us at {contactUrl} for assistance",
   },
   NOT_FOUND: {
     status: 404,
@@ -64,6 +65,12 @@ export const errorCatalog = {
     format: "jsonapi",
     title: "Bad Request",
     message: "The request has a query parameter this endpoint does not accept.",
+  },
+  INVALID_FIELD: {
+    status: 400,
+    format: "jsonapi",
+    title: "Bad Request",
+    message: "A field of the submitted form is missing or invalid.",
   },
   RECORD_NOT_FOUND: {
     status: 404,

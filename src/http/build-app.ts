@@ -1,16 +1,26 @@
 import cors from "@fastify/cors";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from "fastify";
 import type { KeyVerifier } from "../access/key-verifier.js";
+import type { RateLimiter } from "../access/rate-limiter.js";
+import type { Signup } from "../domain/signup-form.js";
 import { ApiError } from "../domain/api-error.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import { COMPLAINTS_PATH, registerComplaintRoutes } from "./complaint-routes.js";
 import { registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
 import { publicBaseUrl } from "./request-urls.js";
+import { registerSignupRoutes } from "./signup-routes.js";
 
 export interface AppDeps {
   complaints: ComplaintStore;
   keys: KeyVerifier;
+  rateLimiter: RateLimiter;
+  /** False: API requests are not limited (sign-ups still are). */
+  limitsEnabled: boolean;
+  /** Issues a key for a sign-up; the plain key is returned once. */
+  issueKey: (signup: Signup) => Promise<string>;
+  /** Keys one client address may obtain by sign-up an hour. */
+  signupsPerHour: number;
   logger: FastifyBaseLogger;
   /** Public base URL for links; undefined: each request's own scheme and host. */
   baseUrl: string | undefined;
@@ -43,11 +53,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerErrorHandler(app);
   registerGatewayHooks(app, {
     keys: deps.keys,
+    limiter: deps.limitsEnabled ? deps.rateLimiter : undefined,
     baseUrl: deps.baseUrl,
     httpsPort: deps.httpsPort,
     signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
   });
   registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
+  await registerSignupRoutes(app, {
+    issueKey: deps.issueKey,
+    limiter: deps.rateLimiter,
+    signupsPerHour: deps.signupsPerHour,
+  });
 
   for (const url of [COMPLAINTS_PATH, `${COMPLAINTS_PATH}/:id`]) {
     app.route({

@@ -19,7 +19,12 @@ export function registerComplaintRoutes(
     const page = await complaints.list(query);
     const base = publicBaseUrl(req, baseUrl);
     reply.type("application/json");
-    return complaintEnvelope(page.records, page.total, `${base}${COMPLAINTS_PATH}`, `${base}${withoutApiKey(req.url)}`);
+    return complaintEnvelope(
+      page.records,
+      page.total,
+      `${base}${COMPLAINTS_PATH}`,
+      `${base}${withoutApiKey(req.url)}`,
+    );
   });
 
   app.get<{ Params: { id: string } }>(`${COMPLAINTS_PATH}/:id`, async (req, reply) => {

@@ -8,7 +8,11 @@ export function createLogger(level: string): Logger {
     level,
     serializers: {
       req(req: IncomingMessage & { ip?: string }) {
-        return { method: req.method, url: withoutApiKey(req.url ?? ""), remoteAddress: req.ip ?? req.socket?.remoteAddress };
+        return {
+          method: req.method,
+          url: withoutApiKey(req.url ?? ""),
+          remoteAddress: req.ip ?? req.socket?.remoteAddress,
+        };
       },
       res(res: { statusCode: number }) {
         return { statusCode: res.statusCode };

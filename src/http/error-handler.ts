@@ -17,7 +17,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
       req.log.error({ err }, "unhandled error");
       apiError = new ApiError("INTERNAL_ERROR");
     }
-    const status = apiError.code === "BAD_REQUEST" && "statusCode" in err ? (err.statusCode ?? 400) : apiError.status;
+    const status =
+      apiError.code === "BAD_REQUEST" && "statusCode" in err ? (err.statusCode ?? 400) : apiError.status;
     reply
       .code(status)
       .headers(apiError.details.headers ?? {})

@@ -41,7 +41,8 @@ export function publicBaseUrl(req: FastifyRequest, baseUrl: string | undefined):
 export function httpsUrlOf(req: FastifyRequest, baseUrl: string | undefined, httpsPort: number): string {
   const pathAndQuery = withoutApiKey(req.url);
   if (baseUrl?.startsWith("https://")) return `${baseUrl}${pathAndQuery}`;
-  const hostname = req.hostname.includes(":") && !req.hostname.startsWith("[") ? `[${req.hostname}]` : req.hostname;
+  const hostname =
+    req.hostname.includes(":") && !req.hostname.startsWith("[") ? `[${req.hostname}]` : req.hostname;
   const port = httpsPort === 443 ? "" : `:${httpsPort}`;
   return `https://${hostname}${port}${pathAndQuery}`;
 }

@@ -20,7 +20,13 @@ export async function loadOrCreateCertificate(directory: string): Promise<TlsFil
   const certPath = join(directory, "tls-cert.pem");
   const keyPath = join(directory, "tls-key.pem");
   if (existsSync(certPath) && existsSync(keyPath)) {
-    return { cert: await readFile(certPath, "utf8"), key: await readFile(keyPath, "utf8"), certPath, keyPath, created: false };
+    return {
+      cert: await readFile(certPath, "utf8"),
+      key: await readFile(keyPath, "utf8"),
+      certPath,
+      keyPath,
+      created: false,
+    };
   }
   const notBeforeDate = new Date(Date.now() - 60_000);
   const notAfterDate = new Date(notBeforeDate.getTime() + 10 * 365 * 86_400_000);
@@ -52,5 +58,11 @@ export async function loadOrCreateCertificate(directory: string): Promise<TlsFil
 
 /** Reads an operator's certificate and key. */
 export async function loadCertificate(certPath: string, keyPath: string): Promise<TlsFiles> {
-  return { cert: await readFile(certPath, "utf8"), key: await readFile(keyPath, "utf8"), certPath, keyPath, created: false };
+  return {
+    cert: await readFile(certPath, "utf8"),
+    key: await readFile(keyPath, "utf8"),
+    certPath,
+    keyPath,
+    created: false,
+  };
 }

@@ -15,7 +15,9 @@ export interface Dimension {
 const SEPARATOR = "\u001f";
 
 /** The dimensions a stored complaint is counted in. */
-export function dimensionsOf(complaint: Complaint): Array<{ name: Dimension["name"]; value: string; at: number }> {
+export function dimensionsOf(
+  complaint: Complaint,
+): Array<{ name: Dimension["name"]; value: string; at: number }> {
   const stateKey = matchKey(complaint.state);
   const cityKey = matchKey(complaint.city);
   return [
@@ -35,7 +37,8 @@ export function dimensionsOf(complaint: Complaint): Array<{ name: Dimension["nam
 export function dimensionFor(query: ComplaintQuery): Dimension | null {
   if (query.phone !== undefined) return null;
   if (query.violation) {
-    const alone = !query.created && query.state === undefined && query.areaCode === undefined && !query.robocall;
+    const alone =
+      !query.created && query.state === undefined && query.areaCode === undefined && !query.robocall;
     return alone ? { name: "violation", value: "", column: "violation_at" } : null;
   }
   if (query.city !== undefined && query.state !== undefined) {

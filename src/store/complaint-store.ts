@@ -79,7 +79,11 @@ export class ComplaintStore {
       }
     }
 
-    const rows = await this.filtered(this.database.db.selectFrom("complaints").select(COLUMNS), query, created)
+    const rows = await this.filtered(
+      this.database.db.selectFrom("complaints").select(COLUMNS),
+      query,
+      created,
+    )
       .orderBy("created_at", order === "DESC" ? "desc" : "asc")
       .orderBy("id", order === "DESC" ? "desc" : "asc")
       .limit(limit)
@@ -191,7 +195,8 @@ export class ComplaintStore {
     created: TimeRange | undefined,
   ): SelectQueryBuilder<Schema, "complaints", O> {
     let result = select;
-    if (created) result = result.where("created_at", ">=", created.from).where("created_at", "<=", created.to);
+    if (created)
+      result = result.where("created_at", ">=", created.from).where("created_at", "<=", created.to);
     if (query.violation) {
       result = result
         .where("violation_at", ">=", query.violation.from)
@@ -223,7 +228,11 @@ function isEmptyRange(range: TimeRange | undefined): boolean {
  * Splits a range into the whole days that daily counts answer and at most two partial days
  * that must be counted on rows.
  */
-function splitRange(range: TimeRange | undefined): { fullFrom?: number; fullTo?: number; partial: TimeRange[] } {
+function splitRange(range: TimeRange | undefined): {
+  fullFrom?: number;
+  fullTo?: number;
+  partial: TimeRange[];
+} {
   if (!range) return { partial: [] };
   const firstDay = dayOf(range.from);
   const lastDay = dayOf(range.to);

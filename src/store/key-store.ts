@@ -1,4 +1,6 @@
+import type { Selectable } from "kysely";
 import type { Database } from "./database.js";
+import type { ApiKeyTable } from "./schema.js";
 
 export type KeyStatus = "active" | "disabled";
 
@@ -12,32 +14,29 @@ export interface ApiKeyRecord {
   lastName: string;
   useText: string;
   status: KeyStatus;
-  /** Requests an hour; null: the server's default. */
+  /** Requests an hour; null: the server's default. Ignored when `unlimited`. */
   limitPerHour: number | null;
+  unlimited: boolean;
   createdAt: number;
   lastUsedAt: number | null;
 }
 
 export type NewApiKey = Omit<ApiKeyRecord, "id" | "lastUsedAt">;
 
+export interface HourlyUsage {
+  /** Start of the hour, seconds. */
+  hour: number;
+  count: number;
+}
+
+/** API keys and their usage. Keys are addressed by prefix (their first characters) in admin commands. */
 export class KeyStore {
   constructor(private readonly database: Database) {}
 
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
     const { id } = await this.database.db
       .insertInto("api_keys")
-      .values({
-        prefix: key.prefix,
-        hash: key.hash,
-        email: key.email,
-        first_name: key.firstName,
-        last_name: key.lastName,
-        use_text: key.useText,
-        status: key.status,
-        limit_per_hour: key.limitPerHour,
-        created_at: key.createdAt,
-        last_used_at: null,
-      })
+      .values(toRow(key))
       .returning("id")
       .executeTakeFirstOrThrow();
     return { ...key, id, lastUsedAt: null };
@@ -47,37 +46,35 @@ export class KeyStore {
   async insertIfAbsent(key: NewApiKey): Promise<void> {
     await this.database.db
       .insertInto("api_keys")
-      .values({
-        prefix: key.prefix,
-        hash: key.hash,
-        email: key.email,
-        first_name: key.firstName,
-        last_name: key.lastName,
-        use_text: key.useText,
-        status: key.status,
-        limit_per_hour: key.limitPerHour,
-        created_at: key.createdAt,
-        last_used_at: null,
-      })
+      .values(toRow(key))
       .onConflict((conflict) => conflict.column("hash").doNothing())
       .execute();
   }
 
   async findByPrefix(prefix: string): Promise<ApiKeyRecord[]> {
-    const rows = await this.database.db.selectFrom("api_keys").selectAll().where("prefix", "=", prefix).execute();
-    return rows.map((row) => ({
-      id: row.id,
-      prefix: row.prefix,
-      hash: row.hash,
-      email: row.email,
-      firstName: row.first_name,
-      lastName: row.last_name,
-      useText: row.use_text,
-      status: row.status,
-      limitPerHour: row.limit_per_hour,
-      createdAt: row.created_at,
-      lastUsedAt: row.last_used_at,
-    }));
+    const rows = await this.database.db
+      .selectFrom("api_keys")
+      .selectAll()
+      .where("prefix", "=", prefix)
+      .execute();
+    return rows.map(toRecord);
+  }
+
+  /** Every key, oldest first, with when each was last used. */
+  async list(): Promise<ApiKeyRecord[]> {
+    const rows = await this.database.db
+      .selectFrom("api_keys")
+      .selectAll("api_keys")
+      .select((eb) =>
+        eb
+          .selectFrom("key_usage")
+          .select((inner) => inner.fn.max("key_usage.hour").as("hour"))
+          .whereRef("key_usage.key_id", "=", "api_keys.id")
+          .as("last_hour"),
+      )
+      .orderBy("id")
+      .execute();
+    return rows.map((row) => ({ ...toRecord(row), lastUsedAt: row.last_used_at ?? row.last_hour ?? null }));
   }
 
   async setStatus(prefix: string, status: KeyStatus): Promise<number> {
@@ -88,4 +85,71 @@ export class KeyStore {
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
+
+  /** Sets the hourly limit (a number), or removes any limit (`"unlimited"`), or returns to the default (null). */
+  async setLimit(prefix: string, limit: number | null | "unlimited"): Promise<number> {
+    const result = await this.database.db
+      .updateTable("api_keys")
+      .set(
+        limit === "unlimited"
+          ? { unlimited: 1, limit_per_hour: null }
+          : { unlimited: 0, limit_per_hour: limit },
+      )
+      .where("prefix", "=", prefix)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async delete(prefix: string): Promise<number> {
+    const keys = await this.findByPrefix(prefix);
+    for (const key of keys) {
+      await this.database.db.deleteFrom("key_usage").where("key_id", "=", key.id).execute();
+      await this.database.db.deleteFrom("api_keys").where("id", "=", key.id).execute();
+    }
+    return keys.length;
+  }
+
+  /** Requests per hour of a key since `sinceSeconds`, oldest first; hours without requests are absent. */
+  async usage(keyId: number, sinceSeconds: number): Promise<HourlyUsage[]> {
+    return this.database.db
+      .selectFrom("key_usage")
+      .select(["hour", "count"])
+      .where("key_id", "=", keyId)
+      .where("hour", ">=", sinceSeconds)
+      .orderBy("hour")
+      .execute();
+  }
+}
+
+function toRow(key: NewApiKey) {
+  return {
+    prefix: key.prefix,
+    hash: key.hash,
+    email: key.email,
+    first_name: key.firstName,
+    last_name: key.lastName,
+    use_text: key.useText,
+    status: key.status,
+    limit_per_hour: key.limitPerHour,
+    unlimited: key.unlimited ? 1 : 0,
+    created_at: key.createdAt,
+    last_used_at: null,
+  };
+}
+
+function toRecord(row: Selectable<ApiKeyTable>): ApiKeyRecord {
+  return {
+    id: row.id,
+    prefix: row.prefix,
+    hash: row.hash,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    useText: row.use_text,
+    status: row.status,
+    limitPerHour: row.limit_per_hour,
+    unlimited: row.unlimited === 1,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
 }

@@ -37,7 +37,11 @@ const migrations: Record<string, Migration> = {
           .columns([...columns, "created_at", "id"])
           .execute();
       }
-      await db.schema.createIndex("complaints_violation").on("complaints").columns(["violation_at"]).execute();
+      await db.schema
+        .createIndex("complaints_violation")
+        .on("complaints")
+        .columns(["violation_at"])
+        .execute();
 
       await db.schema
         .createTable("complaint_counts")
@@ -60,10 +64,30 @@ const migrations: Record<string, Migration> = {
         .addColumn("use_text", "text", (col) => col.notNull().defaultTo(""))
         .addColumn("status", "text", (col) => col.notNull().defaultTo("active"))
         .addColumn("limit_per_hour", "integer")
+        .addColumn("unlimited", "integer", (col) => col.notNull().defaultTo(0))
         .addColumn("created_at", "integer", (col) => col.notNull())
         .addColumn("last_used_at", "integer")
         .execute();
       await db.schema.createIndex("api_keys_prefix").on("api_keys").column("prefix").execute();
+
+      // Rolling-window rate limits: hits per subject (a key, or an address for DEMO_KEY and
+      // sign-up) per bucket of a fraction of the window; shared by every process on the database.
+      await db.schema
+        .createTable("rate_buckets")
+        .addColumn("subject", "text", (col) => col.notNull())
+        .addColumn("bucket", "integer", (col) => col.notNull())
+        .addColumn("count", "integer", (col) => col.notNull())
+        .addPrimaryKeyConstraint("rate_buckets_pk", ["subject", "bucket"])
+        .modifyEnd(sql`without rowid`)
+        .execute();
+      await db.schema
+        .createTable("key_usage")
+        .addColumn("key_id", "integer", (col) => col.notNull())
+        .addColumn("hour", "integer", (col) => col.notNull())
+        .addColumn("count", "integer", (col) => col.notNull())
+        .addPrimaryKeyConstraint("key_usage_pk", ["key_id", "hour"])
+        .modifyEnd(sql`without rowid`)
+        .execute();
 
       await db.schema
         .createTable("settings")

@@ -36,8 +36,23 @@ export interface ApiKeyTable {
   use_text: string;
   status: "active" | "disabled";
   limit_per_hour: number | null;
+  unlimited: number;
   created_at: number;
   last_used_at: number | null;
+}
+
+/** Hits per rate-limit subject per bucket (bucket = start second of a slice of the window). */
+export interface RateBucketTable {
+  subject: string;
+  bucket: number;
+  count: number;
+}
+
+/** Requests per key per hour (hour = start second), for `ftcapi keys usage`. */
+export interface KeyUsageTable {
+  key_id: number;
+  hour: number;
+  count: number;
 }
 
 export interface SettingTable {
@@ -50,4 +65,6 @@ export interface Schema {
   complaint_counts: ComplaintCountTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;
+  rate_buckets: RateBucketTable;
+  key_usage: KeyUsageTable;
 }

@@ -28,7 +28,10 @@ export async function makeTempDirectory(prefix = "ftcapi-test-"): Promise<string
 export async function startTestServer(options: RawServeOptions & { db?: string } = {}): Promise<TestServer> {
   const directory = options.db ? undefined : await makeTempDirectory();
   const db = options.db ?? join(directory!, "ftcapi.db");
-  const config = serveConfig({ host: "127.0.0.1", port: "0", httpPort: "0", logLevel: "silent", ...options, db }, {});
+  const config = serveConfig(
+    { host: "127.0.0.1", port: "0", httpPort: "0", logLevel: "silent", ...options, db },
+    {},
+  );
   const server = await startServer(config, () => {});
   const ca = await readFile(server.certPath, "utf8");
   return {
@@ -37,7 +40,8 @@ export async function startTestServer(options: RawServeOptions & { db?: string }
     ca,
     directory: directory ?? "",
     db,
-    get: (path, headers = {}, method = "GET") => fetchRaw(`${server.httpsUrl}${path}`, { headers, ca, method }),
+    get: (path, headers = {}, method = "GET") =>
+      fetchRaw(`${server.httpsUrl}${path}`, { headers, ca, method }),
     async stop() {
       await server.stop();
       if (directory) await rm(directory, { recursive: true, force: true });

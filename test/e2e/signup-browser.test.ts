@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { chromium } from "playwright-core";
+import { makeTempDirectory, startTestServer } from "../support/test-server.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+describe("sign-up in a real browser", () => {
+  it("a person fills in the form in headless Chromium and gets a working key", async (t) => {
+    if (!existsSync(CHROMIUM)) {
+      t.skip(`${CHROMIUM} not found (apt-get install chromium): browser test skipped`);
+      return;
+    }
+    const server = await startTestServer({ db: join(await makeTempDirectory(), "ftcapi.db") });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    try {
+      const context = await browser.newContext({ ignoreHTTPSErrors: true });
+      const page = await context.newPage();
+      await page.goto(`${server.httpsUrl}/signup`);
+      await page.getByLabel("First name").fill("Grace");
+      await page.getByLabel("Last name").fill("Hopper");
+      await page.getByLabel("E-mail").fill("not-an-address");
+      await page.getByLabel("How will you use the API?").fill("Teaching");
+      await page.getByLabel(/I agree to the terms/).check();
+      // The browser's own validation stops a malformed address before it is sent.
+      await page.getByRole("button", { name: "Get my key" }).click();
+      assert.equal(await page.locator("#api-key").count(), 0);
+      await page.getByLabel("E-mail").fill("grace@example.org");
+      await page.getByRole("button", { name: "Get my key" }).click();
+      const key = (await page.locator("#api-key").textContent())?.trim() ?? "";
+      assert.match(key, /^[A-Za-z0-9]{40}$/);
+      const res = await server.get("/v0/dnc-complaints?items_per_page=1", { "X-Api-Key": key });
+      assert.equal(res.status, 200);
+    } finally {
+      await browser.close();
+      await server.stop();
+    }
+  });
+});

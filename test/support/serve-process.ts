@@ -1,0 +1,54 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { REPO_ROOT } from "./cli.js";
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  httpsUrl: string;
+  httpUrl: string;
+  /** The `curl` line the banner printed. */
+  curlLine: string;
+  /** Everything written to standard output so far. */
+  output(): string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `ftcapi serve <args>` as a real process and waits for its banner. */
+export function startServeProcess(args: string[], timeoutMs = 120_000): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ftcapi.ts", "serve", ...args], {
+    cwd: REPO_ROOT,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`serve printed no banner in ${timeoutMs} ms:\n${stdout}\n${stderr}`));
+    }, timeoutMs);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited (${code}) before its banner:\n${stdout}\n${stderr}`));
+    });
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      const curl = /Try:\s+(curl .*)$/m.exec(stdout);
+      if (!curl) return;
+      clearTimeout(timer);
+      resolve({
+        child,
+        httpsUrl: /HTTPS:\s+(\S+)/.exec(stdout)![1]!,
+        httpUrl: /HTTP:\s+(\S+)/.exec(stdout)![1]!,
+        curlLine: curl[1]!,
+        output: () => stdout,
+        stop: () => {
+          child.kill("SIGTERM");
+          return exited;
+        },
+      });
+    });
+  });
+}
