@@ -1,5 +1,5 @@
-import type { RateLimitStore, RateWindow } from "../store/rate-limit-store.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
+import type { RateLimitStore, RateWindow } from "../store/rate-limit-store.js";
 
 export interface RateLimitPolicy {
   /** Requests an hour for a key without its own limit. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { Agent, request } from "node:https";
 import { join } from "node:path";
-import { readFile } from "node:fs/promises";
 import { describe, it } from "node:test";
 import { runCli } from "../support/cli.js";
 import { startServeProcess } from "../support/serve-process.js";
