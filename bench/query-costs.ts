@@ -59,6 +59,8 @@ if (!existsSync(dbFile)) {
 }
 
 const database = openDatabase(dbFile);
+if (database.dialect !== "sqlite") throw new Error("this benchmark reads SQLite");
+const sqlite = database.sqlite;
 const store = new ComplaintStore(database);
 
 const combinations = [
@@ -98,8 +100,8 @@ function naive(query: ReturnType<typeof parseComplaintQuery>, offset: number): v
     if (value !== undefined) where.push(`${column} = ?`) && params.push(value);
   }
   const clause = where.length ? `where ${where.join(" and ")}` : "";
-  database.sqlite.prepare(`select count(*) from complaints ${clause}`).get(...params);
-  database.sqlite
+  sqlite.prepare(`select count(*) from complaints ${clause}`).get(...params);
+  sqlite
     .prepare(`select * from complaints ${clause} order by created_at desc, id desc limit 50 offset ?`)
     .all(...params, offset);
 }

@@ -65,14 +65,10 @@ export interface RawServeOptions {
   logLevel?: string;
 }
 
-/** `--db`, else `FTCAPI_DB`, else data/ftcapi.db. */
+/** `--db`, else `FTCAPI_DB`, else data/ftcapi.db: a SQLite file path or a `postgres://` URL. */
 export function databaseConfig(flags: { db?: string }, env: Environment = process.env): DatabaseConfig {
   const db = flags.db ?? env.FTCAPI_DB ?? DEFAULT_DB_PATH;
-  if (/^postgres(ql)?:\/\//.test(db)) {
-    throw new ConfigError(
-      "--db: this release stores data in SQLite; give a file path such as data/ftcapi.db",
-    );
-  }
+  if (db.trim() === "") throw new ConfigError("--db must name a SQLite file or a postgres:// URL");
   return Object.freeze({ db });
 }
 

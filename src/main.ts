@@ -2,7 +2,7 @@ import cluster from "node:cluster";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { createKey, ensureDemoKey, loadKeySecret } from "./access/api-keys.js";
 import { KeyVerifier } from "./access/key-verifier.js";
@@ -16,7 +16,7 @@ import { ComplaintStore } from "./store/complaint-store.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
-import { SqliteRateLimitStore } from "./store/rate-limit-store.js";
+import { createRateLimitStore } from "./store/rate-limit-store.js";
 import { SettingsStore } from "./store/settings-store.js";
 
 export interface RunningServer {
@@ -103,7 +103,7 @@ async function prepareStore(
   await migrate(database);
   if (config.demo && (await new ComplaintStore(database).count()) === 0) {
     log("First run: generating the demo dataset (200,000 complaints over the last 30 days)...");
-    const result = await loadDemoData(database, dirname(database.location));
+    const result = await loadDemoData(database, stateDirectory(database));
     log(`Demo dataset loaded: ${result.added} complaints.`);
   }
   const secret = await loadKeySecret(new SettingsStore(database), config.keySecret);
@@ -111,10 +111,15 @@ async function prepareStore(
   return secret;
 }
 
+/** Where files that belong with the data live (the self-signed certificate): beside a SQLite file, else ./data. */
+function stateDirectory(database: Database): string {
+  return database.dialect === "sqlite" ? dirname(database.location) : resolve("data");
+}
+
 function loadTls(config: ServeConfig, database: Database): Promise<TlsFiles> {
   return config.tlsCert && config.tlsKey
     ? loadCertificate(config.tlsCert, config.tlsKey)
-    : loadOrCreateCertificate(dirname(database.location));
+    : loadOrCreateCertificate(stateDirectory(database));
 }
 
 /** The composition root: config -> database -> migrations -> app -> listeners. */
@@ -131,7 +136,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     const app = await buildApp({
       complaints,
       keys: new KeyVerifier(keyStore, secret),
-      rateLimiter: new RateLimiter(new SqliteRateLimitStore(database), {
+      rateLimiter: new RateLimiter(createRateLimitStore(database), {
         defaultLimitPerHour: config.rateLimitPerHour,
         demoLimitPerHour: config.demoLimitPerHour,
         demoLimitPerDay: config.demoLimitPerDay,

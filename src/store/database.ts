@@ -1,25 +1,56 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
 import type { Schema } from "./schema.js";
 
-/** An open store: the Kysely handle plus, on SQLite, the driver for bulk writes. */
-export interface Database {
+interface DatabaseBase {
   readonly db: Kysely<Schema>;
-  readonly dialect: "sqlite";
-  /** The SQLite connection, for the bulk writer's prepared statements. */
-  readonly sqlite: BetterSqlite3.Database;
-  /** The database file, absolute. */
+  /** The SQLite file (absolute), or the PostgreSQL URL without its password. */
   readonly location: string;
   close(): Promise<void>;
 }
 
+/** The embedded default: one SQLite file, shared by processes through its WAL. */
+export interface SqliteDatabase extends DatabaseBase {
+  readonly dialect: "sqlite";
+  /** The driver, for the bulk writer's and the rate limiter's prepared statements. */
+  readonly sqlite: BetterSqlite3.Database;
+}
+
+/** A PostgreSQL server, for several processes and machines. */
+export interface PostgresDatabase extends DatabaseBase {
+  readonly dialect: "postgres";
+  /** The pool, for COPY. */
+  readonly pool: pg.Pool;
+}
+
+/** An open store: Kysely over one of the two dialects, plus the driver for dialect-specific bulk work. */
+export type Database = SqliteDatabase | PostgresDatabase;
+
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
+
+/** True when `location` names a PostgreSQL database rather than a SQLite file. */
+export function isPostgresUrl(location: string): boolean {
+  return POSTGRES_URL.test(location);
+}
+
+// Counts, sums and times are 64-bit in PostgreSQL; every value ftcapi keeps fits a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (text) => Number(text));
+
+export interface OpenOptions {
+  /** PostgreSQL connections in the pool. */
+  poolSize?: number;
+}
+
 /**
- * Opens (creating if needed) the SQLite database at `location`. WAL mode lets the service keep
- * serving while an importer in another process writes.
+ * Opens the store at `location`: a `postgres://` URL, or a SQLite file path (created with its
+ * directory if needed). WAL mode lets SQLite keep serving while an importer in another process writes.
  */
-export function openDatabase(location: string): Database {
+export function openDatabase(location: string, options: OpenOptions = {}): Database {
+  if (isPostgresUrl(location)) return openPostgres(location, options);
   const file = resolve(location);
   mkdirSync(dirname(file), { recursive: true });
   const sqlite = new BetterSqlite3(file);
@@ -34,6 +65,24 @@ export function openDatabase(location: string): Database {
     dialect: "sqlite",
     sqlite,
     location: file,
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, options: OpenOptions): PostgresDatabase {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // A dropped connection must not crash the process; the next query reports the failure.
+  pool.on("error", () => {});
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const shown = new URL(url);
+  shown.password = "";
+  return {
+    db,
+    dialect: "postgres",
+    pool,
+    location: shown.toString(),
     async close() {
       await db.destroy();
     },

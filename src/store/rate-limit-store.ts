@@ -1,5 +1,6 @@
 import type BetterSqlite3 from "better-sqlite3";
-import type { Database } from "./database.js";
+import { sql } from "kysely";
+import type { Database, PostgresDatabase, SqliteDatabase } from "./database.js";
 
 /** One rolling window to enforce: at most `limit` hits by `subject` in any `windowSeconds`. */
 export interface RateWindow {
@@ -32,6 +33,12 @@ export interface RateLimitStore {
   purge(olderThanSeconds: number): Promise<void>;
 }
 
+export function createRateLimitStore(database: Database): RateLimitStore {
+  return database.dialect === "sqlite"
+    ? new SqliteRateLimitStore(database)
+    : new PostgresRateLimitStore(database);
+}
+
 /** The slice of a window that is counted together; a window is 60 slices. */
 export function bucketSecondsOf(windowSeconds: number): number {
   return Math.max(1, Math.floor(windowSeconds / 60));
@@ -55,7 +62,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
     usageKeyId: number | undefined,
   ) => HitResult;
 
-  constructor(database: Database) {
+  constructor(database: SqliteDatabase) {
     const sqlite = database.sqlite;
     this.sumStatement = sqlite.prepare(
       "select sum(count) as used, min(bucket) as oldest from rate_buckets where subject = ? and bucket > ? and bucket <= ?",
@@ -117,5 +124,77 @@ export class SqliteRateLimitStore implements RateLimitStore {
     });
     if (usageKeyId !== undefined) this.usageStatement.run(usageKeyId, Math.floor(nowSeconds / 3600) * 3600);
     return { allowed, windows: states };
+  }
+}
+
+/**
+ * PostgreSQL counters: a transaction holding an advisory lock per subject (taken in a fixed
+ * order, so two hits never wait on each other in a cycle) makes check-and-count atomic across
+ * every process and machine on the database, without serialising unrelated keys.
+ */
+export class PostgresRateLimitStore implements RateLimitStore {
+  constructor(private readonly database: PostgresDatabase) {}
+
+  async hit(
+    windows: readonly RateWindow[],
+    nowSeconds: number,
+    usageKeyId: number | undefined,
+  ): Promise<HitResult> {
+    return this.database.db.transaction().execute(async (trx) => {
+      for (const subject of [...new Set(windows.map((window) => window.subject))].sort()) {
+        await sql`select pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
+      }
+      const states: WindowState[] = [];
+      const buckets: number[] = [];
+      let allowed = true;
+      for (const window of windows) {
+        const size = bucketSecondsOf(window.windowSeconds);
+        const bucket = Math.floor(nowSeconds / size) * size;
+        buckets.push(bucket);
+        const row = await trx
+          .selectFrom("rate_buckets")
+          .select((eb) => [
+            eb.fn.sum<number | null>("count").as("used"),
+            eb.fn.min<number | null>("bucket").as("oldest"),
+          ])
+          .where("subject", "=", window.subject)
+          .where("bucket", ">", bucket - window.windowSeconds)
+          .where("bucket", "<=", bucket)
+          .executeTakeFirst();
+        const used = Number(row?.used ?? 0);
+        const oldest = row?.oldest === null || row?.oldest === undefined ? bucket : Number(row.oldest);
+        if (used >= window.limit) allowed = false;
+        states.push({
+          limit: window.limit,
+          used,
+          resetSeconds: Math.max(1, oldest + window.windowSeconds - nowSeconds),
+        });
+      }
+      if (!allowed) return { allowed, windows: states };
+      for (const [index, window] of windows.entries()) {
+        await trx
+          .insertInto("rate_buckets")
+          .values({ subject: window.subject, bucket: buckets[index]!, count: 1 })
+          .onConflict((conflict) =>
+            conflict.columns(["subject", "bucket"]).doUpdateSet({ count: sql`rate_buckets.count + 1` }),
+          )
+          .execute();
+        states[index]!.used += 1;
+      }
+      if (usageKeyId !== undefined) {
+        await trx
+          .insertInto("key_usage")
+          .values({ key_id: usageKeyId, hour: Math.floor(nowSeconds / 3600) * 3600, count: 1 })
+          .onConflict((conflict) =>
+            conflict.columns(["key_id", "hour"]).doUpdateSet({ count: sql`key_usage.count + 1` }),
+          )
+          .execute();
+      }
+      return { allowed, windows: states };
+    });
+  }
+
+  async purge(olderThanSeconds: number): Promise<void> {
+    await this.database.db.deleteFrom("rate_buckets").where("bucket", "<", olderThanSeconds).execute();
   }
 }

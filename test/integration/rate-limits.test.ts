@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { runCli } from "../support/cli.js";
+import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
-import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
+import { startTestServer, type TestServer } from "../support/test-server.js";
 
 async function createKey(db: string, ...flags: string[]): Promise<string> {
   const result = await runCli(["keys", "create", "--db", db, "--email", "limits@example.com", ...flags]);
@@ -17,150 +17,152 @@ const ENDPOINTS = [
   "/v0/dnc-complaints/0123456789abcdef0123456789abcdef",
 ];
 
-describe("rate limits", () => {
-  let db: string;
-  let server: TestServer;
+for (const dialect of DIALECTS) {
+  describe(`rate limits (${dialect})`, () => {
+    let db: string;
+    let server: TestServer;
 
-  before(async () => {
-    db = join(await makeTempDirectory(), "ftcapi.db");
-    server = await startTestServer({ db, trustProxy: true });
-  });
-  after(() => server?.stop());
-
-  for (const path of ENDPOINTS) {
-    it(`${path}: a key's hourly limit, with headers, 429 and Retry-After, refused requests not counted`, async () => {
-      const key = await createKey(db, "--limit-per-hour", "5");
-      for (let index = 0; index < 5; index++) {
-        const res = await server.get(path, { "X-Api-Key": key });
-        assert.notEqual(res.status, 429);
-        assert.equal(res.headers["x-ratelimit-limit"], "5");
-        assert.equal(res.headers["x-ratelimit-remaining"], String(4 - index));
-        const reset = Number(res.headers["x-ratelimit-reset"]);
-        assert.ok(reset > 0 && reset <= 3600, `reset ${reset}`);
-      }
-      for (let index = 0; index < 3; index++) {
-        const res = await server.get(path, { "X-Api-Key": key });
-        assert.equal(res.status, 429);
-        assert.deepEqual(Object.keys(res.json()), ["error"]);
-        assert.equal(res.json().error.code, "OVER_RATE_LIMIT");
-        assert.match(res.json().error.message, /exceeded your rate limit/);
-        assert.equal(res.headers["x-ratelimit-remaining"], "0");
-        const retryAfter = Number(res.headers["retry-after"]);
-        assert.ok(retryAfter > 0 && retryAfter <= 3600);
-      }
-      const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
-      assert.match(usage.stdout, /^5 requests by /m, "refused requests are not counted");
+    before(async () => {
+      db = await freshDatabase(dialect);
+      server = await startTestServer({ db, trustProxy: true });
     });
-  }
+    after(() => server?.stop());
 
-  it("DEMO_KEY is limited per client address: 30 an hour", async () => {
-    const from = (address: string) =>
-      server.get("/v0/dnc-complaints?items_per_page=1", {
-        "X-Api-Key": "DEMO_KEY",
-        "X-Forwarded-For": address,
+    for (const path of ENDPOINTS) {
+      it(`${path}: a key's hourly limit, with headers, 429 and Retry-After, refused requests not counted`, async () => {
+        const key = await createKey(db, "--limit-per-hour", "5");
+        for (let index = 0; index < 5; index++) {
+          const res = await server.get(path, { "X-Api-Key": key });
+          assert.notEqual(res.status, 429);
+          assert.equal(res.headers["x-ratelimit-limit"], "5");
+          assert.equal(res.headers["x-ratelimit-remaining"], String(4 - index));
+          const reset = Number(res.headers["x-ratelimit-reset"]);
+          assert.ok(reset > 0 && reset <= 3600, `reset ${reset}`);
+        }
+        for (let index = 0; index < 3; index++) {
+          const res = await server.get(path, { "X-Api-Key": key });
+          assert.equal(res.status, 429);
+          assert.deepEqual(Object.keys(res.json()), ["error"]);
+          assert.equal(res.json().error.code, "OVER_RATE_LIMIT");
+          assert.match(res.json().error.message, /exceeded your rate limit/);
+          assert.equal(res.headers["x-ratelimit-remaining"], "0");
+          const retryAfter = Number(res.headers["retry-after"]);
+          assert.ok(retryAfter > 0 && retryAfter <= 3600);
+        }
+        const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
+        assert.match(usage.stdout, /^5 requests by /m, "refused requests are not counted");
       });
-    for (let index = 0; index < 30; index++) assert.equal((await from("198.51.100.7")).status, 200);
-    const refused = await from("198.51.100.7");
-    assert.equal(refused.status, 429);
-    assert.equal(refused.headers["x-ratelimit-limit"], "30");
-    const other = await from("198.51.100.8");
-    assert.equal(other.status, 200, "another address has its own allowance");
-    assert.equal(other.headers["x-ratelimit-remaining"], "29");
-  });
-
-  it("DEMO_KEY is limited per client address: 50 a day", async () => {
-    const generous = await startTestServer({ db, trustProxy: true, demoLimitPerHour: "1000" });
-    try {
-      const from = () =>
-        generous.get("/v0/dnc-complaints?items_per_page=1", {
-          "X-Api-Key": "DEMO_KEY",
-          "X-Forwarded-For": "203.0.113.9",
-        });
-      for (let index = 0; index < 50; index++) assert.equal((await from()).status, 200);
-      const refused = await from();
-      assert.equal(refused.status, 429);
-      assert.equal(refused.headers["x-ratelimit-limit"], "50");
-      assert.ok(Number(refused.headers["retry-after"]) > 3600, "the day window frees later than an hour");
-    } finally {
-      await generous.stop();
     }
-  });
 
-  it("without --trust-proxy the address comes from the socket, not X-Forwarded-For", async () => {
-    const direct = await startTestServer({ db, demoLimitPerHour: "3" });
-    try {
-      for (const address of ["192.0.2.1", "192.0.2.2", "192.0.2.3"]) {
-        const res = await direct.get("/v0/dnc-complaints", {
+    it("DEMO_KEY is limited per client address: 30 an hour", async () => {
+      const from = (address: string) =>
+        server.get("/v0/dnc-complaints?items_per_page=1", {
           "X-Api-Key": "DEMO_KEY",
           "X-Forwarded-For": address,
         });
-        assert.equal(res.status, 200);
+      for (let index = 0; index < 30; index++) assert.equal((await from("198.51.100.7")).status, 200);
+      const refused = await from("198.51.100.7");
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers["x-ratelimit-limit"], "30");
+      const other = await from("198.51.100.8");
+      assert.equal(other.status, 200, "another address has its own allowance");
+      assert.equal(other.headers["x-ratelimit-remaining"], "29");
+    });
+
+    it("DEMO_KEY is limited per client address: 50 a day", async () => {
+      const generous = await startTestServer({ db, trustProxy: true, demoLimitPerHour: "1000" });
+      try {
+        const from = () =>
+          generous.get("/v0/dnc-complaints?items_per_page=1", {
+            "X-Api-Key": "DEMO_KEY",
+            "X-Forwarded-For": "203.0.113.9",
+          });
+        for (let index = 0; index < 50; index++) assert.equal((await from()).status, 200);
+        const refused = await from();
+        assert.equal(refused.status, 429);
+        assert.equal(refused.headers["x-ratelimit-limit"], "50");
+        assert.ok(Number(refused.headers["retry-after"]) > 3600, "the day window frees later than an hour");
+      } finally {
+        await generous.stop();
       }
-      const res = await direct.get("/v0/dnc-complaints", {
-        "X-Api-Key": "DEMO_KEY",
-        "X-Forwarded-For": "192.0.2.4",
-      });
-      assert.equal(res.status, 429);
-    } finally {
-      await direct.stop();
-    }
-  });
+    });
 
-  it("an unlimited key is never refused; the default applies to keys without their own", async () => {
-    const unlimited = await createKey(db, "--unlimited");
-    const res = await server.get("/v0/dnc-complaints", { "X-Api-Key": unlimited });
-    assert.equal(res.status, 200);
-    assert.equal(res.headers["x-ratelimit-limit"], undefined);
-    const ordinary = await createKey(db);
-    const limited = await server.get("/v0/dnc-complaints", { "X-Api-Key": ordinary });
-    assert.equal(limited.headers["x-ratelimit-limit"], "1000");
-  });
-
-  it("a limit changed with the CLI applies to a running server within seconds", async () => {
-    const key = await createKey(db);
-    assert.equal(
-      (await server.get("/v0/dnc-complaints", { "X-Api-Key": key })).headers["x-ratelimit-limit"],
-      "1000",
-    );
-    const changed = await runCli(["keys", "limit", key.slice(0, 6), "--per-hour", "2", "--db", db]);
-    assert.equal(changed.code, 0, changed.stderr);
-    let res = await server.get("/v0/dnc-complaints", { "X-Api-Key": key });
-    for (let attempt = 0; attempt < 20 && res.headers["x-ratelimit-limit"] !== "2"; attempt++) {
-      await sleep(250);
-      res = await server.get("/v0/dnc-complaints", { "X-Api-Key": key });
-    }
-    assert.equal(res.headers["x-ratelimit-limit"], "2");
-  });
-
-  it("--disable-rate-limits switches API limits off", async () => {
-    const open = await startTestServer({ db, disableRateLimits: true, demoLimitPerHour: "1" });
-    try {
-      for (let index = 0; index < 3; index++) {
-        const res = await open.get("/v0/dnc-complaints", { "X-Api-Key": "DEMO_KEY" });
-        assert.equal(res.status, 200);
-        assert.equal(res.headers["x-ratelimit-limit"], undefined);
+    it("without --trust-proxy the address comes from the socket, not X-Forwarded-For", async () => {
+      const direct = await startTestServer({ db, demoLimitPerHour: "3" });
+      try {
+        for (const address of ["192.0.2.1", "192.0.2.2", "192.0.2.3"]) {
+          const res = await direct.get("/v0/dnc-complaints", {
+            "X-Api-Key": "DEMO_KEY",
+            "X-Forwarded-For": address,
+          });
+          assert.equal(res.status, 200);
+        }
+        const res = await direct.get("/v0/dnc-complaints", {
+          "X-Api-Key": "DEMO_KEY",
+          "X-Forwarded-For": "192.0.2.4",
+        });
+        assert.equal(res.status, 429);
+      } finally {
+        await direct.stop();
       }
-    } finally {
-      await open.stop();
-    }
-  });
+    });
 
-  it("HTTPS and the key are checked before the limit", async () => {
-    const key = await createKey(db, "--limit-per-hour", "1");
-    assert.equal((await server.get("/v0/dnc-complaints", { "X-Api-Key": key })).status, 200);
-    const plain = await fetchRaw(`${server.httpUrl}/v0/dnc-complaints`, { headers: { "X-Api-Key": key } });
-    assert.equal(plain.status, 400);
-    const invalid = await server.get("/v0/dnc-complaints", { "X-Api-Key": "not-a-key" });
-    assert.equal(invalid.status, 403);
-    assert.equal(invalid.headers["x-ratelimit-limit"], undefined);
-  });
+    it("an unlimited key is never refused; the default applies to keys without their own", async () => {
+      const unlimited = await createKey(db, "--unlimited");
+      const res = await server.get("/v0/dnc-complaints", { "X-Api-Key": unlimited });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers["x-ratelimit-limit"], undefined);
+      const ordinary = await createKey(db);
+      const limited = await server.get("/v0/dnc-complaints", { "X-Api-Key": ordinary });
+      assert.equal(limited.headers["x-ratelimit-limit"], "1000");
+    });
 
-  it("keys list shows prefixes only, with status and limit", async () => {
-    const list = await runCli(["keys", "list", "--db", db]);
-    assert.equal(list.code, 0, list.stderr);
-    assert.match(list.stdout, /^PREFIX\s+EMAIL\s+CREATED\s+LAST USED\s+STATUS\s+LIMIT/);
-    assert.match(list.stdout, /unlimited/);
-    assert.match(list.stdout, /2\/hour/);
-    for (const line of list.stdout.trim().split("\n").slice(1)) assert.match(line, /^\S{6}\s/);
+    it("a limit changed with the CLI applies to a running server within seconds", async () => {
+      const key = await createKey(db);
+      assert.equal(
+        (await server.get("/v0/dnc-complaints", { "X-Api-Key": key })).headers["x-ratelimit-limit"],
+        "1000",
+      );
+      const changed = await runCli(["keys", "limit", key.slice(0, 6), "--per-hour", "2", "--db", db]);
+      assert.equal(changed.code, 0, changed.stderr);
+      let res = await server.get("/v0/dnc-complaints", { "X-Api-Key": key });
+      for (let attempt = 0; attempt < 20 && res.headers["x-ratelimit-limit"] !== "2"; attempt++) {
+        await sleep(250);
+        res = await server.get("/v0/dnc-complaints", { "X-Api-Key": key });
+      }
+      assert.equal(res.headers["x-ratelimit-limit"], "2");
+    });
+
+    it("--disable-rate-limits switches API limits off", async () => {
+      const open = await startTestServer({ db, disableRateLimits: true, demoLimitPerHour: "1" });
+      try {
+        for (let index = 0; index < 3; index++) {
+          const res = await open.get("/v0/dnc-complaints", { "X-Api-Key": "DEMO_KEY" });
+          assert.equal(res.status, 200);
+          assert.equal(res.headers["x-ratelimit-limit"], undefined);
+        }
+      } finally {
+        await open.stop();
+      }
+    });
+
+    it("HTTPS and the key are checked before the limit", async () => {
+      const key = await createKey(db, "--limit-per-hour", "1");
+      assert.equal((await server.get("/v0/dnc-complaints", { "X-Api-Key": key })).status, 200);
+      const plain = await fetchRaw(`${server.httpUrl}/v0/dnc-complaints`, { headers: { "X-Api-Key": key } });
+      assert.equal(plain.status, 400);
+      const invalid = await server.get("/v0/dnc-complaints", { "X-Api-Key": "not-a-key" });
+      assert.equal(invalid.status, 403);
+      assert.equal(invalid.headers["x-ratelimit-limit"], undefined);
+    });
+
+    it("keys list shows prefixes only, with status and limit", async () => {
+      const list = await runCli(["keys", "list", "--db", db]);
+      assert.equal(list.code, 0, list.stderr);
+      assert.match(list.stdout, /^PREFIX\s+EMAIL\s+CREATED\s+LAST USED\s+STATUS\s+LIMIT/);
+      assert.match(list.stdout, /unlimited/);
+      assert.match(list.stdout, /2\/hour/);
+      for (const line of list.stdout.trim().split("\n").slice(1)) assert.match(line, /^\S{6}\s/);
+    });
   });
-});
+}

@@ -16,6 +16,12 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+let sharedCertificateDirectory: Promise<string> | undefined;
+function _certificateDirectory(): Promise<string> {
+  sharedCertificateDirectory ??= makeTempDirectory("ftcapi-cert-");
+  return sharedCertificateDirectory;
+}
+
 /** A temporary directory for one test's database and certificate. */
 export async function makeTempDirectory(prefix = "ftcapi-test-"): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));

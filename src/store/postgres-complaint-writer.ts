@@ -1,0 +1,107 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { stringify } from "csv-stringify/sync";
+import type pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import type { Complaint } from "../domain/complaint.js";
+import { matchKey } from "../domain/complaint.js";
+import type { ComplaintWriter, WriteResult } from "./complaint-writer.js";
+import type { PostgresDatabase } from "./database.js";
+
+const COLUMNS =
+  "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
+
+/**
+ * PostgreSQL: rows stream into a temporary table with COPY; `commit` moves the new ones into
+ * `complaints` and adds their daily counts in one statement, inside the same transaction.
+ */
+export class PostgresComplaintWriter implements ComplaintWriter {
+  private client: pg.PoolClient | undefined;
+
+  constructor(private readonly database: PostgresDatabase) {}
+
+  async begin(): Promise<void> {
+    if (this.client) throw new Error("A write is already open");
+    this.client = await this.database.pool.connect();
+    await this.client.query("begin");
+    await this.client.query(
+      `create temporary table complaint_staging (
+        created_at bigint, id text collate "C", violation_at bigint, phone text, city text, state text,
+        area_code text, subject text, robocall text, state_key text, city_key text
+      ) on commit drop`,
+    );
+  }
+
+  async insert(complaints: readonly Complaint[]): Promise<void> {
+    if (!this.client) throw new Error("insert() outside begin()/commit()");
+    if (complaints.length === 0) return;
+    const csv = stringify(
+      complaints.map((complaint) => [
+        complaint.createdAt,
+        complaint.id,
+        complaint.violationAt,
+        complaint.companyPhoneNumber,
+        complaint.city,
+        complaint.state,
+        complaint.areaCode,
+        complaint.subject,
+        complaint.robocall,
+        matchKey(complaint.state),
+        matchKey(complaint.city),
+      ]),
+      { quoted_string: true },
+    );
+    await pipeline(
+      Readable.from([csv]),
+      this.client.query(copyFrom(`copy complaint_staging (${COLUMNS}) from stdin with (format csv)`)),
+    );
+  }
+
+  async commit(): Promise<WriteResult> {
+    const client = this.client;
+    if (!client) throw new Error("commit() outside begin()");
+    const day = (column: string) => `floor(${column} / 86400.0)::integer`;
+    const result = await client.query<{ added: number; total: number }>(
+      `with added as (
+        insert into complaints (${COLUMNS})
+        select ${COLUMNS} from complaint_staging
+        on conflict do nothing
+        returning created_at, violation_at, state_key, city_key, area_code, robocall
+      ), dimensions as (
+        select 'all' as dimension, '' as value, ${day("created_at")} as day from added
+        union all select 'state', state_key, ${day("created_at")} from added
+        union all select 'city', state_key || chr(31) || city_key, ${day("created_at")} from added
+        union all select 'area', area_code, ${day("created_at")} from added
+        union all select 'robocall', robocall, ${day("created_at")} from added
+        union all select 'violation', '', ${day("violation_at")} from added
+      ), counted as (
+        insert into complaint_counts (dimension, value, day, count)
+        select dimension, value, day, count(*) from dimensions group by dimension, value, day
+        on conflict (dimension, value, day) do update set count = complaint_counts.count + excluded.count
+      )
+      select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`,
+    );
+    await client.query("commit");
+    this.release();
+    const row = result.rows[0]!;
+    return { added: row.added, existing: row.total - row.added };
+  }
+
+  async rollback(): Promise<void> {
+    if (!this.client) return;
+    try {
+      await this.client.query("rollback");
+    } finally {
+      this.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.rollback();
+  }
+
+  private release(): void {
+    this.client?.release();
+    this.client = undefined;
+  }
+}

@@ -1,0 +1,89 @@
+import type BetterSqlite3 from "better-sqlite3";
+import type { Complaint } from "../domain/complaint.js";
+import { matchKey } from "../domain/complaint.js";
+import { dayOf } from "../domain/date-time.js";
+import { dimensionsOf } from "./complaint-dimensions.js";
+import type { ComplaintWriter, WriteResult } from "./complaint-writer.js";
+import type { SqliteDatabase } from "./database.js";
+
+/** SQLite: prepared statements in one IMMEDIATE transaction; daily counts summed in memory, written at commit. */
+export class SqliteComplaintWriter implements ComplaintWriter {
+  private readonly insertStatement: BetterSqlite3.Statement;
+  private readonly countStatement: BetterSqlite3.Statement;
+  private readonly counts = new Map<string, number>();
+  private open = false;
+  private added = 0;
+  private existing = 0;
+
+  constructor(private readonly database: SqliteDatabase) {
+    this.insertStatement = database.sqlite.prepare(
+      `insert or ignore into complaints
+        (created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key)
+        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.countStatement = database.sqlite.prepare(
+      `insert into complaint_counts (dimension, value, day, count) values (?, ?, ?, ?)
+        on conflict (dimension, value, day) do update set count = count + excluded.count`,
+    );
+  }
+
+  async begin(): Promise<void> {
+    if (this.open) throw new Error("A write is already open");
+    this.database.sqlite.exec("begin immediate");
+    this.open = true;
+    this.counts.clear();
+    this.added = 0;
+    this.existing = 0;
+  }
+
+  async insert(complaints: readonly Complaint[]): Promise<void> {
+    if (!this.open) throw new Error("insert() outside begin()/commit()");
+    for (const complaint of complaints) {
+      const info = this.insertStatement.run(
+        complaint.createdAt,
+        complaint.id,
+        complaint.violationAt,
+        complaint.companyPhoneNumber,
+        complaint.city,
+        complaint.state,
+        complaint.areaCode,
+        complaint.subject,
+        complaint.robocall,
+        matchKey(complaint.state),
+        matchKey(complaint.city),
+      );
+      if (info.changes === 0) {
+        this.existing++;
+        continue;
+      }
+      this.added++;
+      for (const dimension of dimensionsOf(complaint)) {
+        const key = `${dimension.name}\u0000${dimension.value}\u0000${dayOf(dimension.at)}`;
+        this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+      }
+    }
+  }
+
+  async commit(): Promise<WriteResult> {
+    if (!this.open) throw new Error("commit() outside begin()");
+    for (const [key, count] of this.counts) {
+      const [name, value, day] = key.split("\u0000");
+      this.countStatement.run(name, value, Number(day), count);
+    }
+    this.counts.clear();
+    this.database.sqlite.exec("commit");
+    this.open = false;
+    return { added: this.added, existing: this.existing };
+  }
+
+  async rollback(): Promise<void> {
+    if (!this.open) return;
+    this.counts.clear();
+    this.database.sqlite.exec("rollback");
+    this.open = false;
+  }
+
+  async close(): Promise<void> {
+    await this.rollback();
+  }
+}
