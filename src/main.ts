@@ -103,7 +103,7 @@ async function prepareStore(
   await migrate(database);
   if (config.demo && (await new ComplaintStore(database).count()) === 0) {
     log("First run: generating the demo dataset (200,000 complaints over the last 30 days)...");
-    const result = await loadDemoData(database, stateDirectory(database));
+    const result = await loadDemoData(database);
     log(`Demo dataset loaded: ${result.added} complaints.`);
   }
   const secret = await loadKeySecret(new SettingsStore(database), config.keySecret);

@@ -1,0 +1,85 @@
+import { SingleBar } from "cli-progress";
+import { Command } from "commander";
+import { databaseConfig } from "../config.js";
+import {
+  type FileImportResult,
+  ImportFileError,
+  type ImportProgress,
+  importComplaintFile,
+} from "../ingest/complaint-importer.js";
+import { openDatabase } from "../store/database.js";
+import { migrate } from "../store/migrate.js";
+
+/** `ftcapi import ...`: load the FTC's published files. */
+export function importCommand(): Command {
+  const importer = new Command("import").description("Import the FTC's published files");
+  importer
+    .command("dnc")
+    .description("Import Do Not Call complaint extracts (CSV or CSV.gz, the FTC's format)")
+    .argument("<files...>", "extract files, such as DNC_Complaint_Numbers_2021-07-08.csv")
+    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
+    .option("--strict", "refuse a file at its first unreadable row (nothing of that file is written)")
+    .option("--quiet", "print only the summary and errors")
+    .action(async (files: string[], flags: { db?: string; strict?: boolean; quiet?: boolean }) => {
+      const database = openDatabase(databaseConfig(flags).db);
+      const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
+      try {
+        await migrate(database);
+        for (const file of files) {
+          const started = performance.now();
+          const progress = !flags.quiet && process.stderr.isTTY ? progressBar(file) : undefined;
+          let result: FileImportResult;
+          try {
+            result = await importComplaintFile(database, file, {
+              strict: flags.strict,
+              onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
+              onProgress: (update) => progress?.update(update),
+            });
+          } catch (err) {
+            progress?.stop();
+            if (!(err instanceof ImportFileError)) throw err;
+            process.stderr.write(`error: ${err.message}\n`);
+            totals.failed++;
+            continue;
+          }
+          progress?.stop();
+          const seconds = (performance.now() - started) / 1000;
+          process.stdout.write(
+            `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+          );
+          totals.rows += result.rows;
+          totals.added += result.added;
+          totals.existing += result.existing;
+          totals.rejected += result.rejected;
+        }
+      } finally {
+        await database.close();
+      }
+      if (files.length > 1) {
+        process.stdout.write(
+          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
+        );
+      }
+      if (totals.failed > 0) process.exitCode = 1;
+    });
+  return importer;
+}
+
+/** A progress line on a terminal: bytes read against the file size, rows, rows per second, elapsed, estimate. */
+function progressBar(file: string): { update(progress: ImportProgress): void; stop(): void } {
+  const bar = new SingleBar({
+    format: `${file} [{bar}] {percentage}% | {rows} rows | {speed} rows/s | {duration_formatted} elapsed | eta {eta_formatted}`,
+    stream: process.stderr,
+    hideCursor: true,
+  });
+  const started = performance.now();
+  bar.start(1, 0, { rows: 0, speed: 0 });
+  return {
+    update(progress) {
+      const seconds = Math.max((performance.now() - started) / 1000, 0.001);
+      if (progress.totalBytes) bar.setTotal(progress.totalBytes);
+      bar.update(progress.bytesRead, { rows: progress.rows, speed: Math.round(progress.rows / seconds) });
+    },
+    stop: () => bar.stop(),
+  };
+}

@@ -1,0 +1,144 @@
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { Readable } from "node:stream";
+import { createGunzip } from "node:zlib";
+import { parse } from "csv-parse";
+import { COMPLAINT_CSV_HEADER, type Complaint } from "../domain/complaint.js";
+import { createComplaintWriter } from "../store/complaint-writer.js";
+import type { Database } from "../store/database.js";
+import { complaintFromRow } from "./complaint-row.js";
+
+export interface RejectedRow {
+  file: string;
+  line: number;
+  reason: string;
+}
+
+export interface FileImportResult {
+  file: string;
+  rows: number;
+  added: number;
+  existing: number;
+  rejected: number;
+}
+
+export interface ImportProgress {
+  file: string;
+  rows: number;
+  bytesRead: number;
+  /** Size of the file on disk (compressed size for .gz), or undefined when unknown. */
+  totalBytes: number | undefined;
+}
+
+export interface ImportOptions {
+  onRejected?: (row: RejectedRow) => void;
+  onProgress?: (progress: ImportProgress) => void;
+  /** Refuse the whole file at its first unreadable row (nothing of it is written). */
+  strict?: boolean;
+  batchSize?: number;
+}
+
+/** A file that cannot be imported at all (wrong header, not CSV, unreadable): nothing of it was written. */
+export class ImportFileError extends Error {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super(`${file}: ${message}`);
+    this.name = "ImportFileError";
+  }
+}
+
+const EXPECTED_HEADER = COMPLAINT_CSV_HEADER.join(",");
+
+/**
+ * Imports FTC Do Not Call extracts (CSV, or CSV.gz), streaming, one transaction per file: a file is
+ * either wholly imported or not at all. Rows already stored (same derived id) are counted as
+ * existing; unreadable rows are reported with file and line and counted as rejected.
+ */
+export async function importComplaintFile(
+  database: Database,
+  file: string,
+  options: ImportOptions = {},
+): Promise<FileImportResult> {
+  const batchSize = options.batchSize ?? 5000;
+  const totalBytes = (await stat(file)).size;
+  const writer = createComplaintWriter(database);
+  // The transaction opens before the file is read, so that no read error can arrive unheard.
+  await writer.begin();
+  const raw = createReadStream(file);
+  let bytesRead = 0;
+  raw.on("data", (chunk) => {
+    bytesRead += chunk.length;
+  });
+  const text: Readable = file.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
+  const parser = text.pipe(
+    parse({
+      bom: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      info: true,
+      max_record_size: 65_536,
+    }),
+  );
+  text.on("error", (err) => parser.destroy(err));
+
+  const result: FileImportResult = { file, rows: 0, added: 0, existing: 0, rejected: 0 };
+  const occurrences = new Map<string, number>();
+  let batch: Complaint[] = [];
+  let headerSeen = false;
+  try {
+    for await (const { record, info } of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number };
+    }>) {
+      if (!headerSeen) {
+        const header = record.join(",");
+        if (header !== EXPECTED_HEADER) {
+          throw new ImportFileError(
+            file,
+            `not a Do Not Call extract: the header is '${header.slice(0, 200)}', expected '${EXPECTED_HEADER}'`,
+          );
+        }
+        headerSeen = true;
+        continue;
+      }
+      result.rows++;
+      const key = record.join("\u001f");
+      const occurrence = occurrences.get(key) ?? 0;
+      occurrences.set(key, occurrence + 1);
+      const complaint = complaintFromRow(record, occurrence);
+      if (typeof complaint === "string") {
+        result.rejected++;
+        if (options.strict)
+          throw new ImportFileError(
+            file,
+            `line ${info.lines}: ${complaint} (--strict: nothing of this file was written)`,
+          );
+        options.onRejected?.({ file, line: info.lines, reason: complaint });
+        continue;
+      }
+      batch.push(complaint);
+      if (batch.length >= batchSize) {
+        await writer.insert(batch);
+        batch = [];
+        options.onProgress?.({ file, rows: result.rows, bytesRead, totalBytes });
+      }
+    }
+    if (!headerSeen) throw new ImportFileError(file, "the file is empty; expected a header line");
+    await writer.insert(batch);
+    const written = await writer.commit();
+    result.added = written.added;
+    result.existing = written.existing;
+    options.onProgress?.({ file, rows: result.rows, bytesRead: totalBytes, totalBytes });
+    return result;
+  } catch (err) {
+    await writer.rollback();
+    if (err instanceof ImportFileError) throw err;
+    const message = err instanceof Error ? err.message : String(err);
+    throw new ImportFileError(file, `cannot be read as CSV (${message}); nothing of it was written`);
+  } finally {
+    raw.destroy();
+    await writer.close();
+  }
+}

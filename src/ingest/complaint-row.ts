@@ -1,0 +1,39 @@
+import { COMPLAINT_CSV_HEADER, type Complaint, complaintId } from "../domain/complaint.js";
+import { parseDateTime } from "../domain/date-time.js";
+
+/**
+ * Reads one extract row (its eight values, as published) into a complaint, or returns the reason
+ * it cannot be read. Values are kept exactly as published, messy ones included (the real extracts
+ * hold caller numbers such as "833number" or "781558****"); a row is unreadable only when it has
+ * the wrong number of fields or a time that is not one, since every complaint is ordered by time.
+ */
+export function complaintFromRow(values: readonly string[], occurrence: number): Complaint | string {
+  if (values.length !== COMPLAINT_CSV_HEADER.length) {
+    return `expected ${COMPLAINT_CSV_HEADER.length} fields, found ${values.length}`;
+  }
+  const [phone, created, violation, city, state, areaCode, subject, robocall] = values as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const createdAt = parseDateTime(created);
+  if (createdAt === null) return `Created_Date is not a time as YYYY-MM-DD HH:MM:SS: '${created}'`;
+  const violationAt = parseDateTime(violation);
+  if (violationAt === null) return `Violation_Date is not a time as YYYY-MM-DD HH:MM:SS: '${violation}'`;
+  return {
+    id: complaintId(values, occurrence),
+    companyPhoneNumber: phone,
+    createdAt,
+    violationAt,
+    city,
+    state,
+    areaCode,
+    subject,
+    robocall,
+  };
+}

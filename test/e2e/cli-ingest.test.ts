@@ -1,0 +1,176 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { before, describe, it } from "node:test";
+import { gzipSync } from "node:zlib";
+import { runCli } from "../support/cli.js";
+import { readComplaintCsv } from "../support/complaint-rows.js";
+import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { makeTempDirectory } from "../support/test-server.js";
+
+const HEADER =
+  "Company_Phone_Number,Created_Date,Violation_Date,Consumer_City,Consumer_State,Consumer_Area_Code,Subject,Recorded_Message_Or_Robocall";
+
+describe("ftcapi generate dnc", () => {
+  let directory: string;
+  before(async () => {
+    directory = await makeTempDirectory();
+  });
+
+  const generate = async (name: string, ...flags: string[]) => {
+    const out = join(directory, name);
+    const result = await runCli(["generate", "dnc", "--out", out, ...flags]);
+    assert.equal(result.code, 0, result.stderr);
+    return readFile(out);
+  };
+  const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+  it("is deterministic for its arguments", async () => {
+    const args = ["--rows", "3000", "--days", "10", "--end", "2024-01-01"];
+    const first = await generate("a.csv", ...args, "--seed", "5");
+    const again = await generate("b.csv", ...args, "--seed", "5");
+    const other = await generate("c.csv", ...args, "--seed", "6");
+    assert.equal(sha(first), sha(again));
+    assert.notEqual(sha(first), sha(other));
+  });
+
+  it("writes the FTC's exact format with the real data's texture", async () => {
+    const bytes = await generate(
+      "texture.csv",
+      "--rows",
+      "20000",
+      "--days",
+      "30",
+      "--end",
+      "2024-06-01",
+      "--seed",
+      "9",
+    );
+    const text = bytes.toString("utf8");
+    assert.ok(text.startsWith(`${HEADER}\r\n`));
+    assert.equal(text.split("\r\n").length, 20_002, "CRLF line ends, one line a row");
+    const rows = await readComplaintCsv(join(directory, "texture.csv"));
+    assert.equal(rows.length, 20_000);
+    const share = (test: (row: (typeof rows)[number]) => boolean) => rows.filter(test).length / rows.length;
+    const emptyPhones = share((row) => row.phone === "");
+    assert.ok(emptyPhones > 0.03 && emptyPhones < 0.07, `empty phones ${emptyPhones}`);
+    for (const row of rows) {
+      if (row.phone !== "") assert.match(row.phone, /^\d{7,15}$/);
+      assert.ok(row.created >= "2024-05-02 00:00:00" && row.created < "2024-06-01 00:00:00", row.created);
+      assert.match(row.violation, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:00$/);
+    }
+    const subjects = new Set(rows.map((row) => row.subject));
+    assert.equal(subjects.size, 15);
+    assert.ok(subjects.has("Warranties  & protection plans"), "double spaces kept");
+    assert.ok(
+      text.includes('"Reducing your debt (credit cards, mortgage, student loans)"'),
+      "quoted where a comma needs it",
+    );
+    assert.deepEqual(new Set(rows.map((row) => row.robocall)), new Set(["Y", "N", ""]));
+    const byState = new Map<string, number>();
+    for (const row of rows) byState.set(row.state, (byState.get(row.state) ?? 0) + 1);
+    const ranked = [...byState].sort((a, b) => b[1] - a[1]);
+    assert.equal(ranked[0]![0], "California");
+    assert.equal(ranked[1]![0], "Texas");
+    assert.ok(share((row) => row.city === "") > 0.25);
+    assert.ok(
+      rows.some((row) => row.city !== "" && row.city === row.city.toLowerCase()),
+      "some cities in lower case",
+    );
+    assert.ok(share((row) => row.violation <= row.created) > 0.98);
+    assert.ok(
+      rows.some((row) => row.violation < "2022-06-01"),
+      "violations up to years before",
+    );
+    assert.ok(
+      rows.some((row) => row.violation > row.created),
+      "and rarely after",
+    );
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`ftcapi import dnc (${dialect})`, () => {
+    let directory: string;
+    before(async () => {
+      directory = await makeTempDirectory();
+    });
+
+    it("imports, and a second import of the same file adds nothing", async () => {
+      const db = await freshDatabase(dialect);
+      const csv = join(directory, "generated.csv");
+      assert.equal(
+        (await runCli(["generate", "dnc", "--rows", "2500", "--seed", "2", "--out", csv])).code,
+        0,
+      );
+      const first = await runCli(["import", "dnc", "--db", db, csv]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /2500 rows, 2500 added, 0 already present, 0 rejected/);
+      const again = await runCli(["import", "dnc", "--db", db, csv]);
+      assert.match(again.stdout, /2500 rows, 0 added, 2500 already present, 0 rejected/);
+    });
+
+    it("reads .gz files and LF line ends; an overlapping extract adds only what is new", async () => {
+      const db = await freshDatabase(dialect);
+      const lines = [
+        "2025550100,2024-01-02 10:00:00,2024-01-01 09:00:00,Austin,Texas,512,Other,Y",
+        "2025550101,2024-01-02 11:00:00,2024-01-01 09:00:00,Austin,Texas,512,Other,N",
+        "2025550102,2024-01-03 11:00:00,2024-01-02 09:00:00,Dallas,Texas,214,Other,",
+      ];
+      const daily = join(directory, "daily.csv.gz");
+      await writeFile(daily, gzipSync(`${HEADER}\n${lines.slice(0, 2).join("\n")}\n`));
+      const weekly = join(directory, "weekly.csv");
+      await writeFile(weekly, `${HEADER}\r\n${lines.join("\r\n")}\r\n`);
+      const result = await runCli(["import", "dnc", "--db", db, daily, weekly]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /daily\.csv\.gz: 2 rows, 2 added/);
+      assert.match(result.stdout, /weekly\.csv: 3 rows, 1 added, 2 already present/);
+      assert.match(result.stdout, /total: 2 of 2 files, 5 rows, 3 added, 2 already present, 0 rejected/);
+    });
+
+    it("refuses a file with another header, writing nothing of it", async () => {
+      const db = await freshDatabase(dialect);
+      const wrong = join(directory, "wrong.csv");
+      await writeFile(wrong, "phone,created\r\n2025550100,2024-01-02 10:00:00\r\n");
+      const empty = join(directory, "empty.csv");
+      await writeFile(empty, "");
+      const binary = join(directory, "binary.csv");
+      await writeFile(
+        binary,
+        Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0xff, 0x22, 0x0a, 0x22, 0x22, 0x41]),
+      );
+      for (const file of [wrong, empty, binary]) {
+        const result = await runCli(["import", "dnc", "--db", db, file]);
+        assert.equal(result.code, 1, file);
+        assert.match(result.stderr, new RegExp(`error: ${file.replace(/[.]/g, "\\.")}: `));
+      }
+      const wrongHeader = await runCli(["import", "dnc", "--db", db, wrong]);
+      assert.match(wrongHeader.stderr, /expected 'Company_Phone_Number,Created_Date/);
+    });
+
+    it("reports unreadable rows with file and line, counts them, and keeps messy values as published", async () => {
+      const db = await freshDatabase(dialect);
+      const file = join(directory, "messy.csv");
+      await writeFile(
+        file,
+        [
+          HEADER,
+          "833number,2024-01-02 10:00:00,2024-01-01 09:00:00,,Texas,512,Other,Y",
+          "2025550100,yesterday,2024-01-01 09:00:00,,Texas,512,Other,Y",
+          "2025550100,2024-01-02 10:00:00,2024-01-01 09:00:00,,Texas",
+          "2025550100,2024-01-02 10:00:00,2024-01-01 09:00:00,,Texas,512,Other,Y",
+          "",
+        ].join("\r\n"),
+      );
+      const result = await runCli(["import", "dnc", "--db", db, file]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /4 rows, 2 added, 0 already present, 2 rejected/);
+      assert.match(result.stderr, /messy\.csv:3: Created_Date is not a time/);
+      assert.match(result.stderr, /messy\.csv:4: expected 8 fields, found 5/);
+      const strict = await runCli(["import", "dnc", "--strict", "--db", await freshDatabase(dialect), file]);
+      assert.equal(strict.code, 1);
+      assert.match(strict.stderr, /line 3: .*nothing of this file was written/);
+    });
+  });
+}
