@@ -79,10 +79,12 @@ export class ComplaintStore {
       }
     }
 
+    const scanInOrder = query.violation !== undefined && (await this.violationIsCommon(query, total));
     const rows = await this.filtered(
       this.database.db.selectFrom("complaints").select(COLUMNS),
       query,
       created,
+      scanInOrder,
     )
       .orderBy("created_at", order === "DESC" ? "desc" : "asc")
       .orderBy("id", order === "DESC" ? "desc" : "asc")
@@ -189,18 +191,41 @@ export class ComplaintStore {
     return days;
   }
 
+  /**
+   * Whether a violation-date filter keeps so many of the complaints in its created range (2% or
+   * more) that reading them in created order and skipping the rest beats sorting all matches.
+   */
+  private async violationIsCommon(query: ComplaintQuery, total: number): Promise<boolean> {
+    if (
+      query.state !== undefined ||
+      query.areaCode !== undefined ||
+      query.robocall !== undefined ||
+      query.phone !== undefined
+    ) {
+      return false;
+    }
+    const inRange = await this.total({ order: "DESC", limit: 0, offset: 0, created: query.created });
+    return total >= inRange * 0.02;
+  }
+
+  /**
+   * Applies the query's filters. With `violationByScan`, the violation bounds are written so that
+   * no engine can use the violation index (`+violation_at`), making it read in created order.
+   */
   private filtered<O>(
     select: SelectQueryBuilder<Schema, "complaints", O>,
     query: ComplaintQuery,
     created: TimeRange | undefined,
+    violationByScan = false,
   ): SelectQueryBuilder<Schema, "complaints", O> {
     let result = select;
     if (created)
       result = result.where("created_at", ">=", created.from).where("created_at", "<=", created.to);
     if (query.violation) {
-      result = result
-        .where("violation_at", ">=", query.violation.from)
-        .where("violation_at", "<=", query.violation.to);
+      const violation = violationByScan
+        ? sql<number>`+${sql.ref("violation_at")}`
+        : sql<number>`${sql.ref("violation_at")}`;
+      result = result.where(violation, ">=", query.violation.from).where(violation, "<=", query.violation.to);
     }
     if (query.state !== undefined) result = result.where("state_key", "=", query.state);
     if (query.city !== undefined) result = result.where("city_key", "=", query.city);
