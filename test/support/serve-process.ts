@@ -1,4 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { join } from "node:path";
 import { REPO_ROOT } from "./cli.js";
 
 export interface ServeProcess {
@@ -14,10 +15,18 @@ export interface ServeProcess {
 }
 
 /** Starts `ftcapi serve <args>` as a real process and waits for its banner. */
-export function startServeProcess(args: string[], timeoutMs = 120_000): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ftcapi.ts", "serve", ...args], {
-    cwd: REPO_ROOT,
-  });
+export function startServeProcess(
+  args: string[],
+  timeoutMs = 120_000,
+  cwd = REPO_ROOT,
+): Promise<ServeProcess> {
+  const child = spawn(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/ftcapi.ts"), "serve", ...args],
+    {
+      cwd,
+    },
+  );
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk) => {
