@@ -19,6 +19,8 @@ export interface DatabaseConfig {
 }
 
 export interface ServeConfig extends DatabaseConfig {
+  /** A PostgreSQL read replica for the API's reads; writes (keys, counters) stay on `db`. */
+  readonly dbReadUrl: string | undefined;
   readonly host: string;
   /** HTTPS port. */
   readonly port: number;
@@ -46,6 +48,7 @@ export interface ServeConfig extends DatabaseConfig {
 }
 
 export interface RawServeOptions {
+  dbReadUrl?: string;
   keySecret?: string;
   workers?: string;
   rateLimitPerHour?: string;
@@ -82,8 +85,14 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
   if (baseUrl !== undefined && !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(baseUrl)) {
     throw new ConfigError(`--base-url must be an absolute http(s) URL; got '${baseUrl}'`);
   }
+  const database = databaseConfig(flags, env);
+  const dbReadUrl = flags.dbReadUrl ?? env.FTCAPI_DB_READ_URL;
+  if (dbReadUrl !== undefined && !(isPostgres(dbReadUrl) && isPostgres(database.db))) {
+    throw new ConfigError("--db-read-url is a postgres:// URL of a replica of the PostgreSQL --db");
+  }
   return Object.freeze({
-    ...databaseConfig(flags, env),
+    ...database,
+    dbReadUrl,
     host: flags.host ?? env.FTCAPI_HOST ?? "0.0.0.0",
     port: port("--port", flags.port ?? env.FTCAPI_PORT ?? "8443"),
     httpPort: port("--http-port", flags.httpPort ?? env.FTCAPI_HTTP_PORT ?? "8080"),
@@ -139,6 +148,10 @@ function count(name: string, text: string, minimum: number): number {
     throw new ConfigError(`${name} must be a whole number, at least ${minimum}; got '${text}'`);
   }
   return value;
+}
+
+function isPostgres(location: string): boolean {
+  return /^postgres(ql)?:\/\//.test(location);
 }
 
 function port(name: string, text: string): number {

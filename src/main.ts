@@ -126,9 +126,10 @@ function loadTls(config: ServeConfig, database: Database): Promise<TlsFiles> {
 export async function startServer(config: ServeConfig, log: (line: string) => void): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
   const database = openDatabase(config.db);
+  const readDatabase = config.dbReadUrl ? openDatabase(config.dbReadUrl) : database;
   try {
     const secret = await prepareStore(database, config, log);
-    const complaints = new ComplaintStore(database);
+    const complaints = new ComplaintStore(readDatabase);
     const keyStore = new KeyStore(database);
     const tls = await loadTls(config, database);
 
@@ -148,6 +149,8 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       baseUrl: config.baseUrl,
       trustProxy: config.trustProxy,
       httpsPort: () => (httpsServer?.address() as AddressInfo | null)?.port ?? config.port,
+      ready: async () =>
+        (await database.ready()) && (readDatabase === database || (await readDatabase.ready())),
       serverFactory: (handler) => {
         httpsServer = createHttpsServer({ cert: tls.cert, key: tls.key }, handler);
         return httpsServer as unknown as HttpServer;
@@ -166,15 +169,20 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       httpsUrl: `https://${shownHost}:${httpsPort}`,
       httpUrl: `http://${shownHost}:${httpPort}`,
       certPath: tls.certPath,
-      stop: () => stopServer(app, httpServer, database),
+      stop: async () => {
+        await stopServer(app, httpServer);
+        await database.close();
+        if (readDatabase !== database) await readDatabase.close();
+      },
     };
   } catch (err) {
     await database.close();
+    if (readDatabase !== database) await readDatabase.close();
     throw err;
   }
 }
 
-async function stopServer(app: FastifyInstance, httpServer: HttpServer, database: Database): Promise<void> {
+async function stopServer(app: FastifyInstance, httpServer: HttpServer): Promise<void> {
   await Promise.all([
     app.close(),
     new Promise<void>((resolve) => {
@@ -182,5 +190,4 @@ async function stopServer(app: FastifyInstance, httpServer: HttpServer, database
       httpServer.closeIdleConnections();
     }),
   ]);
-  await database.close();
 }

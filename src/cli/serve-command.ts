@@ -10,7 +10,8 @@ export function serveCommand(): Command {
     .description(
       "Serve the API over HTTPS (and a plain HTTP listener that refuses or, behind a proxy, serves)",
     )
-    .option("--db <path>", "SQLite database file [env FTCAPI_DB] (default: data/ftcapi.db)")
+    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
+    .option("--db-read-url <url>", "PostgreSQL read replica for the API's reads [env FTCAPI_DB_READ_URL]")
     .option("--host <host>", "address to listen on [env FTCAPI_HOST] (default: 0.0.0.0)")
     .option("--port <n>", "HTTPS port [env FTCAPI_PORT] (default: 8443)")
     .option("--http-port <n>", "plain HTTP port [env FTCAPI_HTTP_PORT] (default: 8080)")

@@ -8,6 +8,7 @@ import type { ComplaintStore } from "../store/complaint-store.js";
 import { COMPLAINTS_PATH, registerComplaintRoutes } from "./complaint-routes.js";
 import { registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
+import { registerHealthRoutes } from "./health-routes.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { registerSignupRoutes } from "./signup-routes.js";
 
@@ -28,6 +29,8 @@ export interface AppDeps {
   trustProxy: boolean;
   /** The HTTPS port, named in HTTPS_REQUIRED answers (known once listening). */
   httpsPort: () => number;
+  /** Whether every database the app uses answers; for the readiness probe. */
+  ready: () => Promise<boolean>;
   serverFactory?: FastifyServerFactory;
 }
 
@@ -40,7 +43,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger,
     trustProxy: deps.trustProxy,
     serverFactory: deps.serverFactory,
-    return503OnClosing: true,
+    // Requests that reached the server before SIGTERM are answered normally while it drains.
+    return503OnClosing: false,
   });
 
   await app.register(cors, {
@@ -58,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     httpsPort: deps.httpsPort,
     signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
   });
+  registerHealthRoutes(app, deps.ready);
   registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
   await registerSignupRoutes(app, {
     issueKey: deps.issueKey,

@@ -3,6 +3,7 @@ import { DEMO_KEY } from "../access/api-keys.js";
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimitDecision, RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
+import { HEALTH_PREFIX } from "./health-routes.js";
 import { httpsUrlOf, queryPairs } from "./request-urls.js";
 
 export interface GatewayOptions {
@@ -36,6 +37,7 @@ export function registerGatewayHooks(app: FastifyInstance, options: GatewayOptio
   app.decorateRequest("apiKeyId", undefined);
 
   app.addHook("onRequest", async (req, reply) => {
+    if (req.url.startsWith(HEALTH_PREFIX)) return;
     if (req.protocol !== "https") {
       throw new ApiError("HTTPS_REQUIRED", {
         vars: { httpsUrl: httpsUrlOf(req, options.baseUrl, options.httpsPort()) },

@@ -1,14 +1,17 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Schema } from "./schema.js";
+import { isDatabaseReady } from "./unavailable.js";
 
 interface DatabaseBase {
   readonly db: Kysely<Schema>;
   /** The SQLite file (absolute), or the PostgreSQL URL without its password. */
   readonly location: string;
+  /** True when a trivial query succeeds within a second. */
+  ready(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -65,6 +68,7 @@ export function openDatabase(location: string, options: OpenOptions = {}): Datab
     dialect: "sqlite",
     sqlite,
     location: file,
+    ready: () => isDatabaseReady(() => sql`select 1`.execute(db)),
     async close() {
       await db.destroy();
     },
@@ -72,7 +76,13 @@ export function openDatabase(location: string, options: OpenOptions = {}): Datab
 }
 
 function openPostgres(url: string, options: OpenOptions): PostgresDatabase {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // Fail fast when the server is away: a request should get 503 within a second, not hang.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 1000,
+    idleTimeoutMillis: 30_000,
+  });
   // A dropped connection must not crash the process; the next query reports the failure.
   pool.on("error", () => {});
   const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
@@ -83,6 +93,7 @@ function openPostgres(url: string, options: OpenOptions): PostgresDatabase {
     dialect: "postgres",
     pool,
     location: shown.toString(),
+    ready: () => isDatabaseReady(() => sql`select 1`.execute(db)),
     async close() {
       await db.destroy();
     },
