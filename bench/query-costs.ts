@@ -2,33 +2,38 @@
  * Query costs at scale: for each documented filter combination of /v0/dnc-complaints, the time of
  * the exact total plus a page at offset 0, in the middle and near the end, through ftcapi's store,
  * next to the same answers computed naively (COUNT(*) and OFFSET) on the same database in the same
- * run. Usage: npm run bench:queries -- [--rows N] [--runs R]
+ * run. Usage: npm run bench:queries -- [--rows N] [--runs R] [--dialect sqlite|postgres]
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { parseComplaintQuery } from "../src/domain/complaint-query.js";
+import pg from "pg";
+import { type ComplaintQuery, parseComplaintQuery } from "../src/domain/complaint-query.js";
 import { ComplaintStore } from "../src/store/complaint-store.js";
 import { openDatabase } from "../src/store/database.js";
+import { startThrowawayCluster } from "../test/support/postgres.js";
+import { median, ROOT } from "./support/processes.js";
 
 const { values } = parseArgs({
-  options: { rows: { type: "string", default: "1000000" }, runs: { type: "string", default: "15" } },
+  options: {
+    rows: { type: "string", default: "1000000" },
+    runs: { type: "string", default: "15" },
+    dialect: { type: "string", default: "sqlite" },
+  },
 });
 const rows = Number(values.rows);
 const runs = Number(values.runs);
-const root = fileURLToPath(new URL("..", import.meta.url));
-const cache = join(root, "bench", "cache");
+const dialect = values.dialect === "postgres" ? "postgres" : "sqlite";
+const cache = join(ROOT, "bench", "cache");
 mkdirSync(cache, { recursive: true });
 const csv = join(cache, `dnc-${rows}-days365-seed1-end2026-01-01.csv`);
-const dbFile = join(cache, `dnc-${rows}.db`);
 
 function cli(args: string[]): number {
   const started = performance.now();
   const result = spawnSync(process.execPath, ["--import", "tsx", "src/cli/ftcapi.ts", ...args], {
-    cwd: root,
+    cwd: ROOT,
     stdio: "inherit",
   });
   if (result.status !== 0) throw new Error(`ftcapi ${args.join(" ")} failed`);
@@ -52,16 +57,64 @@ if (!existsSync(csv)) {
     csv,
   ]);
 }
+
+let location: string;
+let needsImport: boolean;
+let stopCluster = () => {};
+if (dialect === "postgres") {
+  const cluster = await startThrowawayCluster(join(cache, "postgres"));
+  stopCluster = cluster.stop;
+  const name = `dnc_${rows}`;
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  needsImport = (await admin.query("select 1 from pg_database where datname = $1", [name])).rowCount === 0;
+  if (needsImport) await admin.query(`create database ${name}`);
+  await admin.end();
+  location = cluster.url.replace(/\/postgres$/, `/${name}`);
+} else {
+  location = join(cache, `dnc-${rows}.db`);
+  needsImport = !existsSync(location);
+}
 let importSeconds: number | undefined;
-if (!existsSync(dbFile)) {
-  console.log("importing...");
-  importSeconds = cli(["import", "dnc", "--quiet", "--db", dbFile, csv]);
+if (needsImport) {
+  console.log(`importing into ${dialect}...`);
+  importSeconds = cli(["import", "dnc", "--quiet", "--db", location, csv]);
 }
 
-const database = openDatabase(dbFile);
-if (database.dialect !== "sqlite") throw new Error("this benchmark reads SQLite");
-const sqlite = database.sqlite;
+const database = openDatabase(location);
 const store = new ComplaintStore(database);
+
+/** The same answer computed the obvious way: COUNT(*) and LIMIT/OFFSET over the matching rows. */
+async function naive(query: ComplaintQuery, offset: number): Promise<void> {
+  const where: string[] = [];
+  const params: Array<string | number> = [];
+  const add = (condition: string, ...values: Array<string | number>) => {
+    where.push(
+      condition.replace(/\?/g, () =>
+        dialect === "postgres"
+          ? `$${params.push(values.shift()!)}`
+          : `${(params.push(values.shift()!), "?")}`,
+      ),
+    );
+  };
+  if (query.created) add("created_at between ? and ?", query.created.from, query.created.to);
+  if (query.violation) add("violation_at between ? and ?", query.violation.from, query.violation.to);
+  if (query.state !== undefined) add("state_key = ?", query.state);
+  if (query.city !== undefined) add("city_key = ?", query.city);
+  if (query.areaCode !== undefined) add("area_code = ?", query.areaCode);
+  if (query.robocall !== undefined) add("robocall = ?", query.robocall);
+  if (query.phone !== undefined) add("phone = ?", query.phone);
+  const clause = where.length ? `where ${where.join(" and ")}` : "";
+  const count = `select count(*) from complaints ${clause}`;
+  const page = `select * from complaints ${clause} order by created_at desc, id desc limit 50 offset ${offset}`;
+  if (database.dialect === "sqlite") {
+    database.sqlite.prepare(count).get(...params);
+    database.sqlite.prepare(page).all(...params);
+  } else {
+    await database.pool.query(count, params);
+    await database.pool.query(page, params);
+  }
+}
 
 const combinations = [
   "",
@@ -82,41 +135,12 @@ const combinations = [
   "company_phone_number=2135550123",
 ];
 
-/** The same answer computed the obvious way: COUNT(*) and LIMIT/OFFSET on the matching rows. */
-function naive(query: ReturnType<typeof parseComplaintQuery>, offset: number): void {
-  const where: string[] = [];
-  const params: Array<string | number> = [];
-  if (query.created)
-    where.push("created_at between ? and ?") && params.push(query.created.from, query.created.to);
-  if (query.violation)
-    where.push("violation_at between ? and ?") && params.push(query.violation.from, query.violation.to);
-  for (const [column, value] of [
-    ["state_key", query.state],
-    ["city_key", query.city],
-    ["area_code", query.areaCode],
-    ["robocall", query.robocall],
-    ["phone", query.phone],
-  ] as const) {
-    if (value !== undefined) where.push(`${column} = ?`) && params.push(value);
-  }
-  const clause = where.length ? `where ${where.join(" and ")}` : "";
-  sqlite.prepare(`select count(*) from complaints ${clause}`).get(...params);
-  sqlite
-    .prepare(`select * from complaints ${clause} order by created_at desc, id desc limit 50 offset ?`)
-    .all(...params, offset);
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 const lines = [
-  `# Query costs at ${rows.toLocaleString("en-US")} complaints`,
+  `# Query costs at ${rows.toLocaleString("en-US")} complaints (${dialect})`,
   "",
-  `${new Date().toISOString()}, SQLite, ${runs} runs each, median milliseconds for the exact total plus one 50-row page.`,
+  `${new Date().toISOString()}, ${runs} runs each, median milliseconds for the exact total plus one 50-row page, through ftcapi's store; "naive" is COUNT(*) plus LIMIT/OFFSET on the same database.`,
   importSeconds !== undefined
-    ? `Import: ${importSeconds.toFixed(1)} s (${Math.round(rows / importSeconds).toLocaleString("en-US")} rows/s).`
+    ? `Import through \`ftcapi import dnc\`: ${importSeconds.toFixed(1)} s (${Math.round(rows / importSeconds).toLocaleString("en-US")} rows/s).`
     : "",
   "",
   "| filter | matches | offset 0 | middle | near end | naive offset 0 | naive near end |",
@@ -125,9 +149,8 @@ const lines = [
 for (const combination of combinations) {
   const query = parseComplaintQuery([...new URLSearchParams(combination)]);
   const total = (await store.list(query)).total;
-  const offsets = [0, Math.floor(total / 2), Math.max(0, total - 50)];
   const timings: number[] = [];
-  for (const offset of offsets) {
+  for (const offset of [0, Math.floor(total / 2), Math.max(0, total - 50)]) {
     const samples: number[] = [];
     for (let run = 0; run < runs; run++) {
       const started = performance.now();
@@ -136,24 +159,26 @@ for (const combination of combinations) {
     }
     timings.push(median(samples));
   }
-  const naiveTimings = [0, Math.max(0, total - 50)].map((offset) => {
+  for (const offset of [0, Math.max(0, total - 50)]) {
     const samples: number[] = [];
     for (let run = 0; run < Math.min(runs, 5); run++) {
       const started = performance.now();
-      naive(query, offset);
+      await naive(query, offset);
       samples.push(performance.now() - started);
     }
-    return median(samples);
-  });
-  const cells = [...timings, ...naiveTimings].map((ms) => ms.toFixed(2));
-  lines.push(`| \`${combination || "(none)"}\` | ${total.toLocaleString("en-US")} | ${cells.join(" | ")} |`);
-  console.log(lines[lines.length - 1]);
+    timings.push(median(samples));
+  }
+  lines.push(
+    `| \`${combination || "(none)"}\` | ${total.toLocaleString("en-US")} | ${timings.map((ms) => ms.toFixed(2)).join(" | ")} |`,
+  );
+  console.log(lines.at(-1));
 }
 await database.close();
+stopCluster();
 
 const report = lines.join("\n");
-const resultsDirectory = join(root, "bench", "results");
+const resultsDirectory = join(ROOT, "bench", "results");
 mkdirSync(resultsDirectory, { recursive: true });
-const file = join(resultsDirectory, `query-costs-${rows}.md`);
+const file = join(resultsDirectory, `query-costs-${dialect}-${rows}.md`);
 writeFileSync(file, `${report}\n`);
 console.log(`\n${report}\n\nwritten to ${file}`);

@@ -7,6 +7,7 @@ import {
   type ImportProgress,
   importComplaintFile,
 } from "../ingest/complaint-importer.js";
+import { ComplaintStore } from "../store/complaint-store.js";
 import { openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
 
@@ -52,6 +53,7 @@ export function importCommand(): Command {
           totals.existing += result.existing;
           totals.rejected += result.rejected;
         }
+        if (totals.added > 0) await new ComplaintStore(database).optimize();
       } finally {
         await database.close();
       }

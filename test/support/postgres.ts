@@ -1,9 +1,9 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, mkdtempSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import pg from "pg";
 
 /**
@@ -69,8 +69,14 @@ function asPostgres(command: string, args: string[]): void {
     throw new Error(`${command} ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-export async function startThrowawayCluster(): Promise<Cluster> {
-  const directory = mkdtempSync(join(tmpdir(), "ftcapi-pg-"));
+/**
+ * Starts a PostgreSQL cluster: a throwaway one in a new temporary directory, or the one kept in
+ * `keepIn` (made there on first use; benchmarks keep their loaded data between runs).
+ */
+export async function startThrowawayCluster(keepIn?: string): Promise<Cluster> {
+  const directory = resolve(keepIn ?? mkdtempSync(join(tmpdir(), "ftcapi-pg-")));
+  mkdirSync(directory, { recursive: true });
+  const fresh = !existsSync(join(directory, "data", "PG_VERSION"));
   if (process.getuid?.() === 0) {
     const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
@@ -78,17 +84,18 @@ export async function startThrowawayCluster(): Promise<Cluster> {
   }
   const data = join(directory, "data");
   const port = await freePort();
-  asPostgres("initdb", [
-    "-D",
-    data,
-    "-U",
-    "postgres",
-    "--auth=trust",
-    "-E",
-    "UTF8",
-    "--locale=C",
-    "--no-sync",
-  ]);
+  if (fresh)
+    asPostgres("initdb", [
+      "-D",
+      data,
+      "-U",
+      "postgres",
+      "--auth=trust",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync",
+    ]);
   const options = [
     `-p ${port}`,
     `-k ${directory}`,
