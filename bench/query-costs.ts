@@ -90,11 +90,10 @@ async function naive(query: ComplaintQuery, offset: number): Promise<void> {
   const params: Array<string | number> = [];
   const add = (condition: string, ...values: Array<string | number>) => {
     where.push(
-      condition.replace(/\?/g, () =>
-        dialect === "postgres"
-          ? `$${params.push(values.shift()!)}`
-          : `${(params.push(values.shift()!), "?")}`,
-      ),
+      condition.replace(/\?/g, () => {
+        const position = params.push(values.shift()!);
+        return dialect === "postgres" ? `$${position}` : "?";
+      }),
     );
   };
   if (query.created) add("created_at between ? and ?", query.created.from, query.created.to);

@@ -60,15 +60,18 @@ export function matchKey(value: string): string {
 }
 
 /**
- * A complaint's id: 32 lowercase hex characters derived from the row's eight values and from how
- * many identical rows came before it in the same file. Re-importing a file, or a weekly extract that
- * overlaps daily ones, yields the same ids; identical rows within one file stay separate complaints.
+ * A complaint's id: 32 lowercase hex characters derived from the row. The first 8 are its created
+ * time (seconds, hex), the other 24 come from an MD5 of its eight values and of how many identical
+ * rows came before it in the same file. So re-importing a file, or a weekly extract that overlaps
+ * daily ones, yields the same ids; identical rows within one file stay separate complaints; and ids
+ * grow with time, as the live service's do, which keeps index inserts local.
  */
-export function complaintId(values: readonly string[], occurrence: number): string {
+export function complaintId(values: readonly string[], occurrence: number, createdAt: number): string {
   const hash = createHash("md5");
   hash.update(values.join("\u001f"));
   if (occurrence > 0) hash.update(`\u001e${occurrence}`);
-  return hash.digest("hex");
+  const time = (Math.max(0, createdAt) >>> 0).toString(16).padStart(8, "0");
+  return time + hash.digest("hex").slice(0, 24);
 }
 
 /** Ids are exactly 32 lowercase hex characters. */

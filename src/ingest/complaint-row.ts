@@ -26,7 +26,7 @@ export function complaintFromRow(values: readonly string[], occurrence: number):
   const violationAt = parseDateTime(violation);
   if (violationAt === null) return `Violation_Date is not a time as YYYY-MM-DD HH:MM:SS: '${violation}'`;
   return {
-    id: complaintId(values, occurrence),
+    id: complaintId(values, occurrence, createdAt),
     companyPhoneNumber: phone,
     createdAt,
     violationAt,

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { createSecondaryIndexStatements } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
 
 type Dialect = Database["dialect"];
@@ -38,25 +39,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
           .modifyEnd(clustered)
           .execute();
         await db.schema.createIndex("complaints_id").unique().on("complaints").column("id").execute();
-        const orderedIndexes: Record<string, string[]> = {
-          complaints_state: ["state_key"],
-          complaints_city: ["state_key", "city_key"],
-          complaints_area: ["area_code"],
-          complaints_robocall: ["robocall"],
-          complaints_phone: ["phone"],
-        };
-        for (const [name, columns] of Object.entries(orderedIndexes)) {
-          await db.schema
-            .createIndex(name)
-            .on("complaints")
-            .columns([...columns, "created_at", "id"])
-            .execute();
-        }
-        await db.schema
-          .createIndex("complaints_violation")
-          .on("complaints")
-          .columns(["violation_at"])
-          .execute();
+        for (const statement of createSecondaryIndexStatements(db)) await sql.raw(statement).execute(db);
 
         await db.schema
           .createTable("complaint_counts")

@@ -5,6 +5,7 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Complaint } from "../domain/complaint.js";
 import { matchKey } from "../domain/complaint.js";
+import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
 import type { ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { PostgresDatabase } from "./database.js";
 
@@ -13,10 +14,13 @@ const COLUMNS =
 
 /**
  * PostgreSQL: rows stream into a temporary table with COPY; `commit` moves the new ones into
- * `complaints` and adds their daily counts in one statement, inside the same transaction.
+ * `complaints` and adds their daily counts in one statement, inside the same transaction. Into an
+ * empty table, secondary indexes are dropped first and built once at commit.
  */
 export class PostgresComplaintWriter implements ComplaintWriter {
   private client: pg.PoolClient | undefined;
+  /** Loading into an empty table: secondary indexes are dropped and built once at commit. */
+  private bulk = false;
 
   constructor(private readonly database: PostgresDatabase) {}
 
@@ -30,6 +34,13 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         area_code text, subject text, robocall text, state_key text, city_key text
       ) on commit drop`,
     );
+    const { rows } = await this.client.query<{ present: boolean }>(
+      "select exists (select 1 from complaints) as present",
+    );
+    this.bulk = rows[0]?.present === false;
+    if (this.bulk)
+      for (const statement of dropSecondaryIndexStatements(this.database.db))
+        await this.client.query(statement);
   }
 
   async insert(complaints: readonly Complaint[]): Promise<void> {
@@ -81,6 +92,8 @@ export class PostgresComplaintWriter implements ComplaintWriter {
       )
       select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`,
     );
+    if (this.bulk)
+      for (const statement of createSecondaryIndexStatements(this.database.db)) await client.query(statement);
     await client.query("commit");
     this.release();
     const row = result.rows[0]!;

@@ -1,0 +1,33 @@
+import type { SchemaModule } from "kysely";
+
+/**
+ * The secondary indexes of `complaints`: one per filter, each ending in the API's order
+ * (created_at, id), plus the violation time. The primary key and the unique id index are not
+ * listed: they stay during bulk loads, since duplicates are found through them.
+ */
+export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
+  complaints_state: ["state_key", "created_at", "id"],
+  complaints_city: ["state_key", "city_key", "created_at", "id"],
+  complaints_area: ["area_code", "created_at", "id"],
+  complaints_robocall: ["robocall", "created_at", "id"],
+  complaints_phone: ["phone", "created_at", "id"],
+  complaints_violation: ["violation_at"],
+};
+
+/** `create index` statements for the secondary indexes, compiled for the database's dialect. */
+export function createSecondaryIndexStatements(db: { schema: SchemaModule }): string[] {
+  return Object.entries(SECONDARY_INDEXES).map(
+    ([name, columns]) =>
+      db.schema
+        .createIndex(name)
+        .ifNotExists()
+        .on("complaints")
+        .columns([...columns])
+        .compile().sql,
+  );
+}
+
+/** `drop index` statements for the secondary indexes. */
+export function dropSecondaryIndexStatements(db: { schema: SchemaModule }): string[] {
+  return Object.keys(SECONDARY_INDEXES).map((name) => db.schema.dropIndex(name).ifExists().compile().sql);
+}
