@@ -134,6 +134,45 @@ const combinations = [
   "company_phone_number=2135550123",
 ];
 
+/** Bytes on disk of the complaints (table and indexes) and of the daily counts: capacity planning. */
+async function storageFootprint(): Promise<string[]> {
+  const sizes: Array<[string, number]> = [];
+  if (database.dialect === "sqlite") {
+    const page = database.sqlite
+      .prepare("select name, sum(pgsize) as bytes from dbstat group by name")
+      .all() as Array<{
+      name: string;
+      bytes: number;
+    }>;
+    const bytesOf = (test: (name: string) => boolean) =>
+      page.filter((row) => test(row.name)).reduce((sum, row) => sum + row.bytes, 0);
+    sizes.push(["complaints table", bytesOf((name) => name === "complaints")]);
+    sizes.push([
+      "complaints indexes",
+      bytesOf((name) => name.startsWith("complaints_") && name !== "complaints"),
+    ]);
+    sizes.push(["complaint_counts", bytesOf((name) => name.startsWith("complaint_counts"))]);
+  } else {
+    const { rows: result } = await database.pool.query<{ table: string; indexes: string; counts: string }>(
+      `select pg_table_size('complaints') as table, pg_indexes_size('complaints') as indexes,
+              pg_total_relation_size('complaint_counts') as counts`,
+    );
+    const row = result[0]!;
+    sizes.push(["complaints table", Number(row.table)]);
+    sizes.push(["complaints indexes", Number(row.indexes)]);
+    sizes.push(["complaint_counts", Number(row.counts)]);
+  }
+  const total = sizes.reduce((sum, [, bytes]) => sum + bytes, 0);
+  return [
+    "",
+    "| storage | MB | bytes per complaint |",
+    "|---|---:|---:|",
+    ...[...sizes, ["total", total] as [string, number]].map(
+      ([name, bytes]) => `| ${name} | ${(bytes / 1e6).toFixed(1)} | ${(bytes / rows).toFixed(0)} |`,
+    ),
+  ];
+}
+
 const lines = [
   `# Query costs at ${rows.toLocaleString("en-US")} complaints (${dialect})`,
   "",
@@ -172,6 +211,7 @@ for (const combination of combinations) {
   );
   console.log(lines.at(-1));
 }
+lines.push(...(await storageFootprint()));
 await database.close();
 stopCluster();
 
