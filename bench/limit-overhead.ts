@@ -2,11 +2,15 @@
  * What counting costs: the throughput of a keyed, limited endpoint (a key whose limit is never
  * reached, so every request is checked and counted in the database) against the same endpoint on
  * a server with limits switched off, alternating runs in one session. Prints and writes a markdown
- * table to bench/results/. Usage: npm run bench:limits -- [--runs R] [--seconds S] [--connections C] [--workers W]
+ * table to bench/results/. Usage:
+ * npm run bench:limits -- [--runs R] [--seconds S] [--connections C] [--workers W] [--dialect sqlite|postgres]
+ * With `--dialect postgres` a throwaway cluster is started under bench/cache/postgres.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import pg from "pg";
+import { startThrowawayCluster } from "../test/support/postgres.js";
 import { cli, median, ROOT, serve, type WrkResult, wrk } from "./support/processes.js";
 
 const { values } = parseArgs({
@@ -16,13 +20,27 @@ const { values } = parseArgs({
     connections: { type: "string", default: "50" },
     workers: { type: "string", default: "1" },
     db: { type: "string" },
+    dialect: { type: "string", default: "sqlite" },
   },
 });
+const dialect = values.dialect === "postgres" ? "postgres" : "sqlite";
 const runs = Number(values.runs);
 const cache = join(ROOT, "bench", "cache");
 mkdirSync(cache, { recursive: true });
-const db = values.db ?? join(cache, "limits.db");
-if (!values.db && !existsSync(db)) {
+let stopCluster = () => {};
+let db = values.db ?? join(cache, "limits.db");
+let needsImport = !values.db && !existsSync(db);
+if (!values.db && dialect === "postgres") {
+  const cluster = await startThrowawayCluster(join(cache, "postgres"));
+  stopCluster = cluster.stop;
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  needsImport = (await admin.query("select 1 from pg_database where datname = 'limits'")).rowCount === 0;
+  if (needsImport) await admin.query("create database limits");
+  await admin.end();
+  db = cluster.url.replace(/\/postgres$/, "/limits");
+}
+if (needsImport) {
   const csv = join(cache, "limits-20000.csv");
   cli(["generate", "dnc", "--rows", "20000", "--seed", "4", "--end", "2026-01-01", "--out", csv]);
   cli(["import", "dnc", "--quiet", "--db", db, csv]);
@@ -64,6 +82,7 @@ try {
 } finally {
   await limited.stop();
   await open.stop();
+  stopCluster();
 }
 
 const row = (name: string, list: WrkResult[]) =>
@@ -74,7 +93,7 @@ const ratio =
 const report = [
   "# Rate-limit overhead",
   "",
-  `${new Date().toISOString()}; SQLite, ${values.workers} worker(s), wrk ${values.connections} connections, ${values.seconds} s x ${runs} runs each, alternating; medians.`,
+  `${new Date().toISOString()}; ${dialect === "postgres" ? "PostgreSQL" : "SQLite"}, ${values.workers} worker(s), wrk ${values.connections} connections, ${values.seconds} s x ${runs} runs each, alternating; medians.`,
   `Endpoint: \`GET ${path}\` with a key limited to 1,000,000,000 an hour (checked and counted, never refused).`,
   "",
   "| server | req/s | p50 ms | p99 ms | errors + non-2xx |",
@@ -87,4 +106,4 @@ const report = [
 console.log(`\n${report}`);
 const resultsDirectory = join(ROOT, "bench", "results");
 mkdirSync(resultsDirectory, { recursive: true });
-writeFileSync(join(resultsDirectory, `limit-overhead-${values.workers}w.md`), `${report}\n`);
+writeFileSync(join(resultsDirectory, `limit-overhead-${dialect}-${values.workers}w.md`), `${report}\n`);
