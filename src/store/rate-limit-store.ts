@@ -1,5 +1,4 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { sql } from "kysely";
 import type { Database, PostgresDatabase, SqliteDatabase } from "./database.js";
 
 /** One rolling window to enforce: at most `limit` hits by `subject` in any `windowSeconds`. */
@@ -128,9 +127,10 @@ export class SqliteRateLimitStore implements RateLimitStore {
 }
 
 /**
- * PostgreSQL counters: a transaction holding an advisory lock per subject (taken in a fixed
- * order, so two hits never wait on each other in a cycle) makes check-and-count atomic across
- * every process and machine on the database, without serialising unrelated keys.
+ * PostgreSQL counters: one call of the `ftcapi_rate_hit` function (migration 004), which holds an
+ * advisory lock per subject (taken in a fixed order, so two hits never wait on each other in a
+ * cycle) while it checks and counts. That makes check-and-count atomic across every process and
+ * machine on the database, in one round trip, without serialising unrelated keys.
  */
 export class PostgresRateLimitStore implements RateLimitStore {
   constructor(private readonly database: PostgresDatabase) {}
@@ -140,58 +140,31 @@ export class PostgresRateLimitStore implements RateLimitStore {
     nowSeconds: number,
     usageKeyId: number | undefined,
   ): Promise<HitResult> {
-    return this.database.db.transaction().execute(async (trx) => {
-      for (const subject of [...new Set(windows.map((window) => window.subject))].sort()) {
-        await sql`select pg_advisory_xact_lock(hashtextextended(${subject}, 0))`.execute(trx);
-      }
-      const states: WindowState[] = [];
-      const buckets: number[] = [];
-      let allowed = true;
-      for (const window of windows) {
-        const size = bucketSecondsOf(window.windowSeconds);
-        const bucket = Math.floor(nowSeconds / size) * size;
-        buckets.push(bucket);
-        const row = await trx
-          .selectFrom("rate_buckets")
-          .select((eb) => [
-            eb.fn.sum<number | null>("count").as("used"),
-            eb.fn.min<number | null>("bucket").as("oldest"),
-          ])
-          .where("subject", "=", window.subject)
-          .where("bucket", ">", bucket - window.windowSeconds)
-          .where("bucket", "<=", bucket)
-          .executeTakeFirst();
-        const used = Number(row?.used ?? 0);
-        const oldest = row?.oldest === null || row?.oldest === undefined ? bucket : Number(row.oldest);
-        if (used >= window.limit) allowed = false;
-        states.push({
-          limit: window.limit,
-          used,
-          resetSeconds: Math.max(1, oldest + window.windowSeconds - nowSeconds),
-        });
-      }
-      if (!allowed) return { allowed, windows: states };
-      for (const [index, window] of windows.entries()) {
-        await trx
-          .insertInto("rate_buckets")
-          .values({ subject: window.subject, bucket: buckets[index]!, count: 1 })
-          .onConflict((conflict) =>
-            conflict.columns(["subject", "bucket"]).doUpdateSet({ count: sql`rate_buckets.count + 1` }),
-          )
-          .execute();
-        states[index]!.used += 1;
-      }
-      if (usageKeyId !== undefined) {
-        await trx
-          .insertInto("key_usage")
-          .values({ key_id: usageKeyId, hour: Math.floor(nowSeconds / 3600) * 3600, count: 1 })
-          .onConflict((conflict) =>
-            conflict.columns(["key_id", "hour"]).doUpdateSet({ count: sql`key_usage.count + 1` }),
-          )
-          .execute();
-      }
-      return { allowed, windows: states };
+    const buckets = windows.map((window) => {
+      const size = bucketSecondsOf(window.windowSeconds);
+      return Math.floor(nowSeconds / size) * size;
     });
+    const { rows } = await this.database.pool.query<{
+      allowed: boolean;
+      used: string[];
+      oldest: string[];
+    }>("select allowed, used, oldest from ftcapi_rate_hit($1, $2, $3, $4, $5, $6)", [
+      windows.map((window) => window.subject),
+      windows.map((window) => window.limit),
+      windows.map((window) => window.windowSeconds),
+      buckets,
+      usageKeyId ?? null,
+      Math.floor(nowSeconds / 3600) * 3600,
+    ]);
+    const row = rows[0]!;
+    return {
+      allowed: row.allowed,
+      windows: windows.map((window, index) => ({
+        limit: window.limit,
+        used: Number(row.used[index]),
+        resetSeconds: Math.max(1, Number(row.oldest[index]) + window.windowSeconds - nowSeconds),
+      })),
+    };
   }
 
   async purge(olderThanSeconds: number): Promise<void> {
