@@ -170,7 +170,7 @@ async function knownFromCsv(file: string): Promise<Known[]> {
 
 type Value = string | number;
 
-function valueOf(notice: Known, field: string): Value | null | string[] {
+function fieldValue(notice: Known, field: string): Value | null | string[] {
   if (field === "id") return notice.id!;
   return (notice as unknown as Record<string, Value | null | string[]>)[field]!;
 }
@@ -186,7 +186,7 @@ function timestampValue(text: string): number {
 
 function holds(notice: Known, field: string, operator: Operator, values: Value[]): boolean {
   const kind = FIELDS[field]!;
-  const raw = valueOf(notice, field);
+  const raw = fieldValue(notice, field);
   if (operator === "IS NULL") return Array.isArray(raw) ? raw.length === 0 : raw === null;
   if (operator === "IS NOT NULL") return Array.isArray(raw) ? raw.length > 0 : raw !== null;
   const items = (Array.isArray(raw) ? raw : [raw]).filter((item) => item !== null);
@@ -221,6 +221,8 @@ function holds(notice: Known, field: string, operator: Operator, values: Value[]
         return x >= a && x <= b;
       case "NOT BETWEEN":
         return !(x >= a && x <= b);
+      default:
+        return false;
     }
   });
 }
@@ -250,7 +252,7 @@ function valuesFor(notices: Known[], field: string, operator: Operator, variant:
   if (operator === "IS NULL" || operator === "IS NOT NULL") return [];
   const present = notices
     .flatMap((notice) => {
-      const raw = valueOf(notice, field);
+      const raw = fieldValue(notice, field);
       return Array.isArray(raw) ? raw : raw === null ? [] : [raw];
     })
     .sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
@@ -634,8 +636,8 @@ for (const dialect of DIALECTS) {
     it("sorts on any attribute in both forms, ties broken by id", async () => {
       const idOrder = (a: Known, b: Known) => (a.id! < b.id! ? -1 : a.id! > b.id! ? 1 : 0);
       const compare = (field: string, direction: number) => (a: Known, b: Known) => {
-        const x = valueOf(a, field) as Value | null;
-        const y = valueOf(b, field) as Value | null;
+        const x = fieldValue(a, field) as Value | null;
+        const y = fieldValue(b, field) as Value | null;
         if (x === null || y === null) return x === y ? 0 : (x === null ? 1 : -1) * direction;
         const [p, q] = FIELDS[field] === "text" ? [String(x).toLowerCase(), String(y).toLowerCase()] : [x, y];
         return (p < q ? -1 : p > q ? 1 : 0) * direction;
