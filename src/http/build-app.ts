@@ -1,8 +1,14 @@
 import cors from "@fastify/cors";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerFactory,
+} from "fastify";
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
+import { errorBody } from "../domain/error-body.js";
 import type { Signup } from "../domain/signup-form.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import type { NoticeStore } from "../store/notice-store.js";
@@ -48,6 +54,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: deps.serverFactory,
     // Requests that reached the server before SIGTERM are answered normally while it drains.
     return503OnClosing: false,
+    // A path the router cannot decode (`/v0/hsr-early-termination-notices/%`) is answered from
+    // the error catalog like every other error, not in Fastify's own body.
+    frameworkErrors: (err, _req, reply) => {
+      const apiError = new ApiError("BAD_REQUEST", { detail: err.message });
+      (reply as FastifyReply).code(400).type("application/json").send(errorBody(apiError));
+    },
   });
 
   await app.register(cors, {

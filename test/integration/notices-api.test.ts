@@ -1082,10 +1082,20 @@ for (const dialect of DIALECTS) {
         }
       });
 
-      it("unknown paths below the collection are 404 NOT_FOUND", async () => {
+      it("unknown paths below the collection are 404 NOT_FOUND; undecodable ones 400 BAD_REQUEST", async () => {
         const res = await get(`${PATH}/0254a428-d492-4d98-8bc6-e704bad804b7/feeds_item/extra`);
         assert.equal(res.status, 404);
         assert.equal(res.json().error.code, "NOT_FOUND");
+        for (const path of [`${PATH}/%`, `${PATH}/%E0%A4%A`]) {
+          const bad = await get(path);
+          assert.equal(bad.status, 400);
+          assert.match(String(bad.headers["content-type"]), /^application\/json/);
+          assert.equal(
+            bad.json().error.code,
+            "BAD_REQUEST",
+            "a path that cannot be decoded, in the catalog's body",
+          );
+        }
       });
     });
   });
