@@ -117,10 +117,17 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
         await db.schema.createIndex("notices_created").on("notices").columns(["created_at", "id"]).execute();
         await db.schema.createIndex("notices_updated").on("notices").columns(["updated_at", "id"]).execute();
         await db.schema.createIndex("notices_date").on("notices").columns(["date", "id"]).execute();
+        // Text filters compare lower(column): these serve equality on the transaction number and
+        // the title order.
         await db.schema
           .createIndex("notices_transaction_number")
           .on("notices")
-          .column("transaction_number")
+          .expression(sql`lower(transaction_number)`)
+          .execute();
+        await db.schema
+          .createIndex("notices_title")
+          .on("notices")
+          .expression(sql`lower(title), id`)
           .execute();
 
         await db.schema

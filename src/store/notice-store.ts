@@ -53,12 +53,25 @@ export class NoticeStore {
     const total = Number((await count.executeTakeFirst())?.count ?? 0);
     if (query.offset >= total) return { total, records: [] };
 
+    // Near the end, read backwards from the other end: the order is total (ties end in the id),
+    // so the same notices come back, and a deep offset costs no more than a shallow one.
+    let offset = query.offset;
+    let limit = query.limit;
+    const fromEnd = total - query.offset - query.limit;
+    const reversed = fromEnd < query.offset;
+    if (reversed) {
+      offset = Math.max(0, fromEnd);
+      limit = Math.min(query.limit, total - query.offset);
+    }
+    const flip = (direction: "ASC" | "DESC"): "asc" | "desc" =>
+      (direction === "DESC") !== reversed ? "desc" : "asc";
+
     let select = this.database.db.selectFrom("notices").select(SELECTED);
     if (where) select = select.where(where);
     const keys =
       query.sort.length > 0 ? query.sort : [{ field: "created" as const, direction: "DESC" as const }];
     for (const key of keys) {
-      const direction = key.direction === "DESC" ? "desc" : "asc";
+      const direction = flip(key.direction);
       const column = sql.ref(`notices.${COLUMNS[key.field]}`);
       const kind = NOTICE_FIELDS[key.field];
       // Absent values sort as the largest on both engines (PostgreSQL's rule).
@@ -71,8 +84,9 @@ export class NoticeStore {
         select = select.orderBy(sql`(${column} is null)`, direction);
       select = select.orderBy(kind === "text" ? sql`lower(${column})` : column, direction);
     }
-    if (!keys.some((key) => key.field === "id")) select = select.orderBy("id", "asc");
-    const rows = await select.limit(query.limit).offset(query.offset).execute();
+    if (!keys.some((key) => key.field === "id")) select = select.orderBy("id", flip("ASC"));
+    const rows = await select.limit(limit).offset(offset).execute();
+    if (reversed) rows.reverse();
     return { total, records: await this.withValues(rows) };
   }
 
