@@ -51,7 +51,8 @@ export interface FilterGroup {
 export type FilterNode = FilterCondition | FilterGroup;
 
 export interface SortKey {
-  field: Exclude<NoticeFieldName, "acquired-entities" | "tags">;
+  /** A list field sorts by its first value. */
+  field: NoticeFieldName;
   direction: "ASC" | "DESC";
 }
 
@@ -650,15 +651,7 @@ function unquote(text: string): string {
 // Sorting, paging, fieldsets
 
 function sortKey(path: string, direction: "ASC" | "DESC", parameter: string): SortKey {
-  const field = resolveField(path.trim(), parameter, "sorting");
-  if (field === "acquired-entities" || field === "tags") {
-    throw invalid(
-      "INVALID_SORT",
-      parameter,
-      `The field \`${field}\` holds several values and cannot be sorted on; sort on title, transaction-number, acquiring-party, acquired-party, date, created, updated or id.`,
-    );
-  }
-  return { field, direction };
+  return { field: resolveField(path.trim(), parameter, "sorting"), direction };
 }
 
 function buildSort(text: string | undefined, tree: Tree, plain: Map<PlainParameter, string>): SortKey[] {

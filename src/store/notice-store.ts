@@ -72,8 +72,14 @@ export class NoticeStore {
       query.sort.length > 0 ? query.sort : [{ field: "created" as const, direction: "DESC" as const }];
     for (const key of keys) {
       const direction = flip(key.direction);
-      const column = sql.ref(`notices.${COLUMNS[key.field]}`);
       const kind = NOTICE_FIELDS[key.field];
+      if (key.field === "acquired-entities" || key.field === "tags") {
+        // A list sorts by its first value; a notice without values sorts as an absent value.
+        const first = sql`(select lower(notice_values.value) from notice_values where notice_values.notice_id = notices.id and notice_values.field = ${key.field} and notice_values.position = 0)`;
+        select = select.orderBy(sql`(${first} is null)`, direction).orderBy(first, direction);
+        continue;
+      }
+      const column = sql.ref(`notices.${COLUMNS[key.field]}`);
       // Absent values sort as the largest on both engines (PostgreSQL's rule).
       if (
         key.field !== "id" &&
