@@ -11,11 +11,12 @@ import type { ServeConfig } from "./config.js";
 import { buildApp } from "./http/build-app.js";
 import { createLogger } from "./http/create-logger.js";
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
-import { loadDemoData } from "./ingest/demo-data.js";
+import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
 import { type Database, openDatabase } from "./store/database.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
+import { NoticeStore } from "./store/notice-store.js";
 import { createRateLimitStore } from "./store/rate-limit-store.js";
 import { SettingsStore } from "./store/settings-store.js";
 
@@ -106,6 +107,14 @@ async function prepareStore(
     const result = await loadDemoData(database);
     log(`Demo dataset loaded: ${result.added} complaints.`);
   }
+  // Checked apart from the complaints, so that a demo database made before notices existed gets them.
+  if (config.demo && (await new NoticeStore(database).count()) === 0) {
+    log(
+      `First run: generating the demo notices (${DEMO_NOTICES.rows.toLocaleString("en-US")} notices, 1999 to 2021)...`,
+    );
+    const result = await loadDemoNotices(database);
+    log(`Demo notices loaded: ${result.added} notices.`);
+  }
   const secret = await loadKeySecret(new SettingsStore(database), config.keySecret);
   await ensureDemoKey(new KeyStore(database), secret);
   return secret;
@@ -130,12 +139,14 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
   try {
     const secret = await prepareStore(database, config, log);
     const complaints = new ComplaintStore(readDatabase);
+    const notices = new NoticeStore(readDatabase);
     const keyStore = new KeyStore(database);
     const tls = await loadTls(config, database);
 
     let httpsServer: HttpsServer | undefined;
     const app = await buildApp({
       complaints,
+      notices,
       keys: new KeyVerifier(keyStore, secret),
       rateLimiter: new RateLimiter(createRateLimitStore(database), {
         defaultLimitPerHour: config.rateLimitPerHour,

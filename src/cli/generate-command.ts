@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { parseDate } from "../domain/date-time.js";
 import { startOfTodaySeconds, writeComplaintCsv } from "../ingest/complaint-generator.js";
+import { writeNoticeCsv } from "../ingest/notice-generator.js";
 
 function wholeNumber(minimum: number) {
   return (text: string): number => {
@@ -41,6 +42,18 @@ export function generateCommand(): Command {
       );
       const seconds = (performance.now() - started) / 1000;
       process.stderr.write(`wrote ${flags.rows} complaints to ${flags.out} in ${seconds.toFixed(1)} s\n`);
+    });
+  generate
+    .command("notices")
+    .description("Write synthetic HSR early-termination notices as CSV (the columns `import notices` reads)")
+    .requiredOption("--rows <n>", "how many notices", wholeNumber(0))
+    .option("--seed <s>", "random seed: the same arguments always write the same bytes", wholeNumber(0), 1)
+    .requiredOption("--out <file>", "the CSV file to write")
+    .action(async (flags: { rows: number; seed: number; out: string }) => {
+      const started = performance.now();
+      await writeNoticeCsv({ rows: flags.rows, seed: flags.seed }, flags.out);
+      const seconds = (performance.now() - started) / 1000;
+      process.stderr.write(`wrote ${flags.rows} notices to ${flags.out} in ${seconds.toFixed(1)} s\n`);
     });
   return generate;
 }

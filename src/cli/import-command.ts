@@ -7,9 +7,11 @@ import {
   type ImportProgress,
   importComplaintFile,
 } from "../ingest/complaint-importer.js";
+import { importNoticeFile, type NoticeFileResult } from "../ingest/notice-importer.js";
 import { ComplaintStore } from "../store/complaint-store.js";
 import { openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
+import { NoticeStore } from "../store/notice-store.js";
 
 /** `ftcapi import ...`: load the FTC's published files. */
 export function importCommand(): Command {
@@ -60,6 +62,55 @@ export function importCommand(): Command {
       if (files.length > 1) {
         process.stdout.write(
           `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
+        );
+      }
+      if (totals.failed > 0) process.exitCode = 1;
+    });
+  importer
+    .command("notices")
+    .description(
+      "Import HSR early-termination notices: JSON:API documents as the live collection returns them, or CSV",
+    )
+    .argument("<files...>", "saved pages of the live list (.json) or CSV files (.gz also read)")
+    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
+    .option("--strict", "refuse a file at its first unreadable record (nothing of that file is written)")
+    .option("--quiet", "print only the summary and errors")
+    .action(async (files: string[], flags: { db?: string; strict?: boolean; quiet?: boolean }) => {
+      const database = openDatabase(databaseConfig(flags).db);
+      const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
+      try {
+        await migrate(database);
+        for (const file of files) {
+          let result: NoticeFileResult;
+          try {
+            result = await importNoticeFile(database, file, {
+              strict: flags.strict,
+              onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
+            });
+          } catch (err) {
+            if (!(err instanceof ImportFileError)) throw err;
+            process.stderr.write(`error: ${err.message}\n`);
+            totals.failed++;
+            continue;
+          }
+          if (!flags.quiet || files.length === 1) {
+            process.stdout.write(
+              `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
+            );
+          }
+          totals.rows += result.rows;
+          totals.added += result.added;
+          totals.changed += result.changed;
+          totals.unchanged += result.unchanged;
+          totals.rejected += result.rejected;
+        }
+        if (totals.added + totals.changed > 0) await new NoticeStore(database).optimize();
+      } finally {
+        await database.close();
+      }
+      if (files.length > 1) {
+        process.stdout.write(
+          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
         );
       }
       if (totals.failed > 0) process.exitCode = 1;

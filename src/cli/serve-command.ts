@@ -75,6 +75,7 @@ export function serveCommand(): Command {
           `  HTTP:     ${server.httpUrl}  (answers HTTPS_REQUIRED unless --trust-proxy and X-Forwarded-Proto: https)`,
           `  Demo key: ${DEMO_KEY}`,
           `  Try:      curl ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/dnc-complaints?items_per_page=2'`,
+          `  Notices:  curl -g ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/hsr-early-termination-notices?sort=-date&page[limit]=2'`,
           "",
         ].join("\n"),
       );

@@ -66,6 +66,24 @@ export const errorCatalog = {
     title: "Bad Request",
     message: "The request has a query parameter this endpoint does not accept.",
   },
+  INVALID_FILTER: {
+    status: 400,
+    format: "jsonapi",
+    title: "Bad Request",
+    message: "The filter parameter is not valid.",
+  },
+  INVALID_SORT: {
+    status: 400,
+    format: "jsonapi",
+    title: "Bad Request",
+    message: "The sort parameter is not valid.",
+  },
+  INVALID_PAGE: {
+    status: 400,
+    format: "jsonapi",
+    title: "Bad Request",
+    message: "The page parameter is not valid.",
+  },
   INVALID_FIELD: {
     status: 400,
     format: "jsonapi",

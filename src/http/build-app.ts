@@ -1,19 +1,28 @@
 import cors from "@fastify/cors";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerFactory } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerFactory,
+} from "fastify";
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
+import { errorBody } from "../domain/error-body.js";
 import type { Signup } from "../domain/signup-form.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
+import type { NoticeStore } from "../store/notice-store.js";
 import { COMPLAINTS_PATH, registerComplaintRoutes } from "./complaint-routes.js";
 import { registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
 import { registerHealthRoutes } from "./health-routes.js";
+import { NOTICES_PATH, registerNoticeRoutes } from "./notice-routes.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { registerSignupRoutes } from "./signup-routes.js";
 
 export interface AppDeps {
   complaints: ComplaintStore;
+  notices: NoticeStore;
   keys: KeyVerifier;
   rateLimiter: RateLimiter;
   /** False: API requests are not limited (sign-ups still are). */
@@ -45,6 +54,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: deps.serverFactory,
     // Requests that reached the server before SIGTERM are answered normally while it drains.
     return503OnClosing: false,
+    // A path the router cannot decode (`/v0/hsr-early-termination-notices/%`) is answered from
+    // the error catalog like every other error, not in Fastify's own body.
+    frameworkErrors: (err, _req, reply) => {
+      const apiError = new ApiError("BAD_REQUEST", { detail: err.message });
+      (reply as FastifyReply).code(400).type("application/json").send(errorBody(apiError));
+    },
   });
 
   await app.register(cors, {
@@ -64,13 +79,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerHealthRoutes(app, deps.ready);
   registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
+  registerNoticeRoutes(app, deps.notices, deps.baseUrl);
   await registerSignupRoutes(app, {
     issueKey: deps.issueKey,
     limiter: deps.rateLimiter,
     signupsPerHour: deps.signupsPerHour,
   });
 
-  for (const url of [COMPLAINTS_PATH, `${COMPLAINTS_PATH}/:id`]) {
+  for (const url of [
+    COMPLAINTS_PATH,
+    `${COMPLAINTS_PATH}/:id`,
+    NOTICES_PATH,
+    `${NOTICES_PATH}/:id`,
+    `${NOTICES_PATH}/:id/relationships/node_type`,
+  ]) {
     app.route({
       method: [...WRITE_METHODS],
       url,

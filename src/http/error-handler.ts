@@ -24,10 +24,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     const status =
       apiError.code === "BAD_REQUEST" && "statusCode" in err ? (err.statusCode ?? 400) : apiError.status;
+    // JSON:API routes (the notices) answer their own errors as Drupal does, with links.via.
+    const via = apiError.format === "jsonapi" ? req.errorVia : undefined;
     reply
       .code(status)
       .headers(apiError.details.headers ?? {})
-      .type("application/json")
-      .send(errorBody(apiError));
+      .type(via === undefined ? "application/json" : "application/vnd.api+json")
+      .send(errorBody(apiError, via));
   });
 }

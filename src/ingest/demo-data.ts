@@ -1,8 +1,11 @@
 import type { Complaint } from "../domain/complaint.js";
 import { createComplaintWriter, type WriteResult } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
+import { type NoticeWriteResult, writeNotices } from "../store/notice-writer.js";
 import { generateComplaintRows, startOfTodaySeconds } from "./complaint-generator.js";
 import { complaintFromRow } from "./complaint-row.js";
+import { generateNoticeRows } from "./notice-generator.js";
+import { noticeFromCsvRow } from "./notice-row.js";
 
 /** The demo dataset: 200,000 complaints over the 30 days before today (UTC), seed 1. */
 export const DEMO_COMPLAINTS = { rows: 200_000, days: 30, seed: 1 } as const;
@@ -35,4 +38,17 @@ export async function loadDemoData(database: Database): Promise<WriteResult> {
   } finally {
     await writer.close();
   }
+}
+
+/** The demo notices: about as many as the live collection holds, seed 1. */
+export const DEMO_NOTICES = { rows: 28_000, seed: 1 } as const;
+
+/** Loads the deterministic demo notices, in one transaction. */
+export async function loadDemoNotices(database: Database): Promise<NoticeWriteResult> {
+  const notices = [...generateNoticeRows(DEMO_NOTICES)].map((values) => {
+    const notice = noticeFromCsvRow(values);
+    if (typeof notice === "string") throw new Error(`the generator made an unreadable notice: ${notice}`);
+    return notice;
+  });
+  return writeNotices(database, notices, Math.floor(Date.now() / 1000));
 }

@@ -60,6 +60,31 @@ export interface SettingTable {
   value: string;
 }
 
+/**
+ * HSR early-termination notices: times in seconds, `date` as `YYYY-MM-DD`, absent values null.
+ * `content_digest` fingerprints what the notice says, so imports recognise an unchanged notice.
+ */
+export interface NoticeTable {
+  id: string;
+  revision: number;
+  title: string;
+  transaction_number: string;
+  acquiring_party: string | null;
+  acquired_party: string | null;
+  date: string | null;
+  created_at: number;
+  updated_at: number;
+  content_digest: string;
+}
+
+/** The values of a notice's multi-value fields (`acquired-entities`, `tags`), one row each, in order. */
+export interface NoticeValueTable {
+  notice_id: string;
+  field: string;
+  position: number;
+  value: string;
+}
+
 export interface Schema {
   complaints: ComplaintTable;
   complaint_counts: ComplaintCountTable;
@@ -67,4 +92,6 @@ export interface Schema {
   settings: SettingTable;
   rate_buckets: RateBucketTable;
   key_usage: KeyUsageTable;
+  notices: NoticeTable;
+  notice_values: NoticeValueTable;
 }

@@ -1,0 +1,114 @@
+import { JSONAPI_MEMBER } from "./error-body.js";
+import { NOTICE_TYPE, type Notice, type NoticeAttributes, noticeAttributes } from "./notice.js";
+import type { NoticeQuery } from "./notice-query.js";
+
+interface Href {
+  href: string;
+}
+
+export interface NoticeResource {
+  type: typeof NOTICE_TYPE;
+  id: string;
+  links: { self: Href };
+  attributes: Partial<NoticeAttributes>;
+  relationships?: { node_type: { data: null; links: { self: Href } } };
+}
+
+/** The notices document, as Drupal's JSON:API module writes it. */
+export interface NoticeDocument {
+  jsonapi: typeof JSONAPI_MEMBER;
+  data: NoticeResource[];
+  meta: { count: number };
+  links: { self: Href; next?: Href; prev?: Href; first?: Href; last?: Href };
+}
+
+/** Paging parameters, which pagination links replace. */
+const PAGING = new Set(["page[offset]", "page[limit]", "offset", "items_per_page"]);
+
+/**
+ * A query string from decoded pairs, every name and value percent-encoded (brackets included), as
+ * the live service writes its links.
+ */
+export function encodeQuery(pairs: ReadonlyArray<readonly [string, string]>): string {
+  return pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join("&");
+}
+
+function urlOf(path: string, pairs: ReadonlyArray<readonly [string, string]>): string {
+  return pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}`;
+}
+
+/** One notice as a JSON:API resource object; `collectionUrl` is absolute, without a trailing slash. */
+export function noticeResource(
+  notice: Notice,
+  collectionUrl: string,
+  fields: NoticeQuery["fields"],
+): NoticeResource {
+  const version = `?resourceVersion=${encodeURIComponent(`id:${notice.revision}`)}`;
+  const recordUrl = `${collectionUrl}/${notice.id}`;
+  const all = noticeAttributes(notice);
+  let attributes: Partial<NoticeAttributes> = all;
+  if (fields !== undefined) {
+    attributes = {};
+    for (const name of Object.keys(all) as Array<keyof NoticeAttributes>) {
+      if (fields.includes(name)) (attributes as Record<string, unknown>)[name] = all[name];
+    }
+  }
+  const resource: NoticeResource = {
+    type: NOTICE_TYPE,
+    id: notice.id,
+    links: { self: { href: `${recordUrl}${version}` } },
+    attributes,
+  };
+  if (fields === undefined || fields.includes("node_type")) {
+    resource.relationships = {
+      node_type: {
+        data: null,
+        links: { self: { href: `${recordUrl}/relationships/node_type${version}` } },
+      },
+    };
+  }
+  return resource;
+}
+
+/**
+ * Builds a notices document. `pairs` are the request's decoded query parameters without the key;
+ * `path` is the absolute URL of the requested resource without a query. Pagination links appear
+ * only when they lead somewhere: `next` and `last` while records remain after this page, `prev`
+ * and `first` past the first page.
+ */
+export function noticeDocument(
+  notices: readonly Notice[],
+  total: number,
+  options: {
+    collectionUrl: string;
+    path: string;
+    pairs: ReadonlyArray<readonly [string, string]>;
+    query: Pick<NoticeQuery, "offset" | "limit" | "fields">;
+    paged: boolean;
+  },
+): NoticeDocument {
+  const { offset, limit } = options.query;
+  const links: NoticeDocument["links"] = { self: { href: urlOf(options.path, options.pairs) } };
+  if (options.paged) {
+    const kept = options.pairs.filter(([name]) => !PAGING.has(name));
+    const at = (start: number): Href => ({
+      href: urlOf(options.path, [...kept, ["page[offset]", String(start)], ["page[limit]", String(limit)]]),
+    });
+    if (offset + limit < total) {
+      links.next = at(offset + limit);
+      links.last = at(Math.max(0, Math.ceil(total / limit) - 1) * limit);
+    }
+    if (offset > 0) {
+      links.prev = at(
+        Math.max(0, Math.min(offset - limit, Math.max(0, Math.ceil(total / limit) - 1) * limit)),
+      );
+      links.first = at(0);
+    }
+  }
+  return {
+    jsonapi: JSONAPI_MEMBER,
+    data: notices.map((notice) => noticeResource(notice, options.collectionUrl, options.query.fields)),
+    meta: { count: total },
+    links,
+  };
+}

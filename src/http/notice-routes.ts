@@ -1,0 +1,133 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { ApiError } from "../domain/api-error.js";
+import { JSONAPI_MEMBER } from "../domain/error-body.js";
+import { NOTICE_ID_PATTERN } from "../domain/notice.js";
+import { encodeQuery, noticeDocument } from "../domain/notice-envelope.js";
+import { parseNoticeQuery } from "../domain/notice-query.js";
+import type { NoticeStore } from "../store/notice-store.js";
+import { publicBaseUrl, queryPairs } from "./request-urls.js";
+
+export const NOTICES_PATH = "/v0/hsr-early-termination-notices";
+const JSON_API = "application/vnd.api+json";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set on JSON:API routes: the request's URL without the key, for `links.via` of error documents. */
+    errorVia: string | undefined;
+  }
+}
+
+/**
+ * `GET /v0/hsr-early-termination-notices`, `GET .../{id}` (spec 4.1, 4.2) and the `node_type`
+ * relationship each record links to, answered as Drupal's JSON:API module answers.
+ */
+export function registerNoticeRoutes(
+  app: FastifyInstance,
+  notices: NoticeStore,
+  baseUrl: string | undefined,
+): void {
+  app.decorateRequest("errorVia", undefined);
+
+  /** The request's absolute URL without its query, and its decoded parameters without the key. */
+  const requestOf = (req: FastifyRequest) => {
+    const base = publicBaseUrl(req, baseUrl);
+    const mark = req.url.indexOf("?");
+    const path = `${base}${mark === -1 ? req.url : req.url.slice(0, mark)}`;
+    const pairs = queryPairs(req.url).filter(([name]) => name !== "api_key");
+    req.errorVia = pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}`;
+    return { base, path, pairs };
+  };
+
+  app.get(NOTICES_PATH, async (req, reply) => {
+    const { base, path, pairs } = requestOf(req);
+    const query = parseNoticeQuery(pairs);
+    const page = await notices.list(query);
+    reply.type(JSON_API);
+    return noticeDocument(page.records, page.total, {
+      collectionUrl: `${base}${NOTICES_PATH}`,
+      path,
+      pairs,
+      query,
+      paged: true,
+    });
+  });
+
+  app.get<{ Params: { id: string } }>(`${NOTICES_PATH}/:id`, async (req, reply) => {
+    const { base, path, pairs } = requestOf(req);
+    const { fieldPairs, revision } = singleRecordParameters(pairs);
+    const query = parseNoticeQuery(fieldPairs);
+    const notice = await find(notices, req.params.id, revision);
+    reply.type(JSON_API);
+    return noticeDocument([notice], 1, {
+      collectionUrl: `${base}${NOTICES_PATH}`,
+      path,
+      pairs,
+      query,
+      paged: false,
+    });
+  });
+
+  app.get<{ Params: { id: string } }>(`${NOTICES_PATH}/:id/relationships/node_type`, async (req, reply) => {
+    const { path, pairs } = requestOf(req);
+    const { fieldPairs, revision } = singleRecordParameters(pairs);
+    if (fieldPairs.length > 0) throw notForOneRecord(fieldPairs[0]![0]);
+    await find(notices, req.params.id, revision);
+    reply.type(JSON_API);
+    return {
+      jsonapi: JSONAPI_MEMBER,
+      data: null,
+      links: { self: { href: pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}` } },
+    };
+  });
+}
+
+/** A record's URL takes `resourceVersion` (as its links carry) and a sparse fieldset; nothing else. */
+function singleRecordParameters(pairs: ReadonlyArray<readonly [string, string]>): {
+  fieldPairs: Array<readonly [string, string]>;
+  revision: number | undefined;
+} {
+  const fieldPairs: Array<readonly [string, string]> = [];
+  let revision: number | undefined;
+  for (const pair of pairs) {
+    const [name, value] = pair;
+    if (name === "resourceVersion") {
+      const match = /^id:(\d{1,15})$/.exec(value);
+      if (!match || revision !== undefined) {
+        throw new ApiError("INVALID_PARAMETER", {
+          parameter: name,
+          detail: `The parameter 'resourceVersion' takes the form id:<revision number>, given once, as records' links show; got '${value}'.`,
+        });
+      }
+      revision = Number(match[1]);
+    } else if (name.startsWith("fields[")) {
+      fieldPairs.push(pair);
+    } else {
+      throw notForOneRecord(name);
+    }
+  }
+  return { fieldPairs, revision };
+}
+
+function notForOneRecord(name: string): ApiError {
+  return new ApiError("UNKNOWN_PARAMETER", {
+    parameter: name,
+    detail: `The query parameter '${name}' does not apply to one notice; a record's URL takes resourceVersion, fields[early_termination_notice] and api_key.`,
+  });
+}
+
+async function find(notices: NoticeStore, rawId: string, revision: number | undefined) {
+  const id = rawId.toLowerCase();
+  const notice = NOTICE_ID_PATTERN.test(id) ? await notices.findById(id) : undefined;
+  if (!notice) {
+    throw new ApiError("RECORD_NOT_FOUND", {
+      detail: `No early_termination_notice has the id '${rawId}'. Notice ids are UUIDs, such as 0254a428-d492-4d98-8bc6-e704bad804b7.`,
+    });
+  }
+  if (revision !== undefined && revision !== notice.revision) {
+    throw new ApiError("RECORD_NOT_FOUND", {
+      parameter: "resourceVersion",
+      detail: `The notice '${notice.id}' is at revision ${notice.revision}; earlier revisions are not kept, so id:${revision} cannot be shown.`,
+    });
+  }
+  return notice;
+}

@@ -1,0 +1,241 @@
+import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
+import type { Notice } from "../domain/notice.js";
+import type { NoticeFieldName } from "../domain/notice-fields.js";
+import { NOTICE_FIELDS } from "../domain/notice-fields.js";
+import type { FilterCondition, FilterGroup, FilterNode, NoticeQuery } from "../domain/notice-query.js";
+import type { Database } from "./database.js";
+import type { NoticeTable } from "./schema.js";
+
+/** A page of notices and the exact number the query matches. */
+export interface NoticePage {
+  total: number;
+  records: Notice[];
+}
+
+/** The column of each single-value field. */
+const COLUMNS: Record<Exclude<NoticeFieldName, "acquired-entities" | "tags">, keyof NoticeTable> = {
+  id: "id",
+  title: "title",
+  "transaction-number": "transaction_number",
+  "acquiring-party": "acquiring_party",
+  "acquired-party": "acquired_party",
+  date: "date",
+  created: "created_at",
+  updated: "updated_at",
+};
+
+const SELECTED = [
+  "id",
+  "revision",
+  "title",
+  "transaction_number",
+  "acquiring_party",
+  "acquired_party",
+  "date",
+  "created_at",
+  "updated_at",
+] as const;
+
+/**
+ * Reads notices. A query's filter tree is compiled to one SQL condition (the same on both
+ * dialects); the total is a COUNT over it and a page is read with LIMIT/OFFSET in the requested
+ * order, so no request holds more than a page of notices in memory.
+ */
+export class NoticeStore {
+  constructor(private readonly database: Database) {}
+
+  async list(query: NoticeQuery): Promise<NoticePage> {
+    const where = compileGroup(query.filter);
+    let count = this.database.db
+      .selectFrom("notices")
+      .select((eb) => eb.fn.countAll<number | string>().as("count"));
+    if (where) count = count.where(where);
+    const total = Number((await count.executeTakeFirst())?.count ?? 0);
+    if (query.offset >= total) return { total, records: [] };
+
+    // Near the end, read backwards from the other end: the order is total (ties end in the id),
+    // so the same notices come back, and a deep offset costs no more than a shallow one.
+    let offset = query.offset;
+    let limit = query.limit;
+    const fromEnd = total - query.offset - query.limit;
+    const reversed = fromEnd < query.offset;
+    if (reversed) {
+      offset = Math.max(0, fromEnd);
+      limit = Math.min(query.limit, total - query.offset);
+    }
+    const flip = (direction: "ASC" | "DESC"): "asc" | "desc" =>
+      (direction === "DESC") !== reversed ? "desc" : "asc";
+
+    let select = this.database.db.selectFrom("notices").select(SELECTED);
+    if (where) select = select.where(where);
+    const keys =
+      query.sort.length > 0 ? query.sort : [{ field: "created" as const, direction: "DESC" as const }];
+    for (const key of keys) {
+      const direction = flip(key.direction);
+      const kind = NOTICE_FIELDS[key.field];
+      if (key.field === "acquired-entities" || key.field === "tags") {
+        // A list sorts by its first value; a notice without values sorts as an absent value.
+        const first = sql`(select lower(notice_values.value) from notice_values where notice_values.notice_id = notices.id and notice_values.field = ${key.field} and notice_values.position = 0)`;
+        select = select.orderBy(sql`(${first} is null)`, direction).orderBy(first, direction);
+        continue;
+      }
+      const column = sql.ref(`notices.${COLUMNS[key.field]}`);
+      // Absent values sort as the largest on both engines (PostgreSQL's rule).
+      if (
+        key.field !== "id" &&
+        key.field !== "title" &&
+        key.field !== "transaction-number" &&
+        kind !== "timestamp"
+      )
+        select = select.orderBy(sql`(${column} is null)`, direction);
+      select = select.orderBy(kind === "text" ? sql`lower(${column})` : column, direction);
+    }
+    if (!keys.some((key) => key.field === "id")) select = select.orderBy("id", flip("ASC"));
+    const rows = await select.limit(limit).offset(offset).execute();
+    if (reversed) rows.reverse();
+    return { total, records: await this.withValues(rows) };
+  }
+
+  async findById(id: string): Promise<Notice | undefined> {
+    const row = await this.database.db
+      .selectFrom("notices")
+      .select(SELECTED)
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    return (await this.withValues([row]))[0];
+  }
+
+  /** Notices in the store, for status and tests. */
+  async count(): Promise<number> {
+    const row = await this.database.db
+      .selectFrom("notices")
+      .select(sql<number | string>`count(*)`.as("count"))
+      .executeTakeFirst();
+    return Number(row?.count ?? 0);
+  }
+
+  /** Refreshes the planner's statistics after an import. */
+  async optimize(): Promise<void> {
+    await sql
+      .raw(this.database.dialect === "postgres" ? "analyze notices, notice_values" : "pragma optimize")
+      .execute(this.database.db);
+  }
+
+  private async withValues(
+    rows: ReadonlyArray<Pick<NoticeTable, (typeof SELECTED)[number]>>,
+  ): Promise<Notice[]> {
+    if (rows.length === 0) return [];
+    const values = await this.database.db
+      .selectFrom("notice_values")
+      .select(["notice_id", "field", "value"])
+      .where(
+        "notice_id",
+        "in",
+        rows.map((row) => row.id),
+      )
+      .orderBy("notice_id")
+      .orderBy("field")
+      .orderBy("position")
+      .execute();
+    const byNotice = new Map<string, { entities: string[]; tags: string[] }>();
+    for (const value of values) {
+      let lists = byNotice.get(value.notice_id);
+      if (!lists) {
+        lists = { entities: [], tags: [] };
+        byNotice.set(value.notice_id, lists);
+      }
+      (value.field === "tags" ? lists.tags : lists.entities).push(value.value);
+    }
+    return rows.map((row) => ({
+      id: row.id,
+      revision: Number(row.revision),
+      title: row.title,
+      transactionNumber: row.transaction_number,
+      acquiringParty: row.acquiring_party,
+      acquiredParty: row.acquired_party,
+      date: row.date,
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+      acquiredEntities: byNotice.get(row.id)?.entities ?? [],
+      tags: byNotice.get(row.id)?.tags ?? [],
+    }));
+  }
+}
+
+/** The group as one SQL condition; undefined for an empty root (no filter). */
+function compileGroup(group: FilterGroup): Expression<SqlBool> | undefined {
+  if (group.members.length === 0) return undefined;
+  return compileNode(group);
+}
+
+function compileNode(node: FilterNode): RawBuilder<SqlBool> {
+  if (node.kind === "condition") return compileCondition(node);
+  const parts = node.members.map(compileNode);
+  return sql<SqlBool>`(${sql.join(parts, sql.raw(node.conjunction === "AND" ? " and " : " or "))})`;
+}
+
+/** `%` and `_` are wildcards of LIKE; the value's own are escaped with a backslash. */
+function likePattern(value: string, before: string, after: string): string {
+  return `${before}${value.replace(/[\\%_]/g, (character) => `\\${character}`)}${after}`;
+}
+
+/**
+ * One condition. Text (the id included) compares case-insensitively, lower() on both sides; dates
+ * compare as their `YYYY-MM-DD` text; moments as seconds. A condition on a multi-value field holds
+ * when any of the notice's values satisfies it; IS NULL there means the notice has no value.
+ */
+function compileCondition(condition: FilterCondition): RawBuilder<SqlBool> {
+  const kind = NOTICE_FIELDS[condition.field];
+  if (kind === "array") {
+    const values = sql`select 1 from notice_values where notice_values.notice_id = notices.id and notice_values.field = ${condition.field}`;
+    if (condition.operator === "IS NULL") return sql<SqlBool>`not exists (${values})`;
+    if (condition.operator === "IS NOT NULL") return sql<SqlBool>`exists (${values})`;
+    const test = comparison(
+      sql`lower(notice_values.value)`,
+      condition,
+      (value) => sql`lower(cast(${value} as text))`,
+    );
+    return sql<SqlBool>`exists (${values} and ${test})`;
+  }
+  const column = sql.ref(`notices.${COLUMNS[condition.field as keyof typeof COLUMNS]}`);
+  if (condition.operator === "IS NULL") return sql<SqlBool>`${column} is null`;
+  if (condition.operator === "IS NOT NULL") return sql<SqlBool>`${column} is not null`;
+  if (kind === "timestamp") return comparison(column, condition, (value) => sql`${value}`);
+  if (kind === "date") return comparison(column, condition, (value) => sql`${value}`);
+  return comparison(sql`lower(${column})`, condition, (value) => sql`lower(cast(${value} as text))`);
+}
+
+function comparison(
+  left: RawBuilder<unknown> | ReturnType<typeof sql.ref>,
+  condition: FilterCondition,
+  right: (value: string | number) => RawBuilder<unknown>,
+): RawBuilder<SqlBool> {
+  const [first, second] = condition.values;
+  const like = (pattern: string) => sql<SqlBool>`${left} like ${right(pattern)} escape '\\'`;
+  switch (condition.operator) {
+    case "=":
+    case "<>":
+    case ">":
+    case ">=":
+    case "<":
+    case "<=":
+      return sql<SqlBool>`${left} ${sql.raw(condition.operator)} ${right(first!)}`;
+    case "STARTS_WITH":
+      return like(likePattern(String(first), "", "%"));
+    case "CONTAINS":
+      return like(likePattern(String(first), "%", "%"));
+    case "ENDS_WITH":
+      return like(likePattern(String(first), "%", ""));
+    case "IN":
+      return sql<SqlBool>`${left} in (${sql.join(condition.values.map(right))})`;
+    case "NOT IN":
+      return sql<SqlBool>`${left} not in (${sql.join(condition.values.map(right))})`;
+    case "BETWEEN":
+      return sql<SqlBool>`${left} between ${right(first!)} and ${right(second!)}`;
+    case "NOT BETWEEN":
+      return sql<SqlBool>`${left} not between ${right(first!)} and ${right(second!)}`;
+    default:
+      throw new Error(`operator ${condition.operator} reached the SQL compiler`);
+  }
+}

@@ -1,0 +1,284 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { before, describe, it } from "node:test";
+import { parse } from "csv-parse/sync";
+import { createKeyWithCli, runCli } from "../support/cli.js";
+import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { makeTempDirectory, startTestServer } from "../support/test-server.js";
+
+const HEADER = "transaction_number,acquiring_party,acquired_party,acquired_entities,date,created,updated";
+const PATH = "/v0/hsr-early-termination-notices";
+
+/** A saved page of the live list, as a client would have stored it. */
+const LIVE_PAGE = {
+  jsonapi: { version: "1.0", meta: { links: { self: { href: "http://jsonapi.org/format/1.0/" } } } },
+  data: [
+    {
+      type: "early_termination_notice",
+      id: "0254a428-d492-4d98-8bc6-e704bad804b7",
+      links: {
+        self: {
+          href: "https://www.ftc.gov/v0/hsr-early-termination-notices/0254a428-d492-4d98-8bc6-e704bad804b7?resourceVersion=id%3A2358",
+        },
+      },
+      attributes: {
+        title: "20110718: Carl C. Icahn; Blockbuster Inc. - Debtor-in-Possession",
+        created: "2013-09-24T20:05:39+00:00",
+        updated: "2013-09-24T22:22:27+00:00",
+        "acquired-party": "Blockbuster Inc. - Debtor-in-Possession",
+        "acquiring-party": "Carl C. Icahn",
+        date: "2011-04-11",
+        "acquired-entities": ["Blockbuster Inc. - Debtor-in-Possession"],
+        "transaction-number": "20110718",
+      },
+      relationships: { node_type: { data: null }, feeds_item: { data: [] } },
+    },
+    {
+      type: "early_termination_notice",
+      id: "633b56f1-a499-4ac5-903d-7e46427563f7",
+      links: {
+        self: {
+          href: "https://www.ftc.gov/v0/hsr-early-termination-notices/633b56f1-a499-4ac5-903d-7e46427563f7?resourceVersion=id%3A2359",
+        },
+      },
+      attributes: {
+        title: "20110728: Charles W. Ergen; Blockbuster Inc. - Debtor-in-Possession",
+        created: "2013-09-24T20:05:39+00:00",
+        updated: "2013-09-24T22:22:27+00:00",
+        "acquired-party": "Blockbuster Inc. - Debtor-in-Possession",
+        "acquiring-party": "Charles W. Ergen",
+        date: "2011-04-08",
+        "acquired-entities": ["Blockbuster Inc. - Debtor-in-Possession"],
+        "transaction-number": "20110728",
+      },
+      relationships: {},
+    },
+  ],
+  meta: { count: 2 },
+  links: { self: { href: "https://www.ftc.gov/v0/hsr-early-termination-notices" } },
+};
+
+describe("ftcapi generate notices", () => {
+  let directory: string;
+  before(async () => {
+    directory = await makeTempDirectory();
+  });
+
+  const generate = async (name: string, ...flags: string[]) => {
+    const out = join(directory, name);
+    const result = await runCli(["generate", "notices", "--out", out, ...flags]);
+    assert.equal(result.code, 0, result.stderr);
+    return readFile(out);
+  };
+  const sha = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+  it("is deterministic for its arguments", async () => {
+    const first = await generate("a.csv", "--rows", "2000", "--seed", "5");
+    const again = await generate("b.csv", "--rows", "2000", "--seed", "5");
+    const other = await generate("c.csv", "--rows", "2000", "--seed", "6");
+    assert.equal(sha(first), sha(again));
+    assert.notEqual(sha(first), sha(other));
+  });
+
+  it("writes realistic notices in the import format", async () => {
+    const bytes = await generate("texture.csv", "--rows", "28000", "--seed", "1");
+    assert.ok(bytes.toString("utf8").startsWith(`${HEADER}\n`));
+    const rows: string[][] = parse(bytes, { from_line: 2 });
+    assert.equal(rows.length, 28_000);
+    const share = (test: (row: string[]) => boolean) => rows.filter(test).length / rows.length;
+    assert.equal(new Set(rows.map((row) => row[0])).size, rows.length, "transaction numbers are unique");
+    let previous = "";
+    for (const [transaction, acquiring, acquired, entities, date, created, updated] of rows as string[][]) {
+      assert.match(transaction!, /^(199[89]|20[0-2]\d)\d{4,}$/, "the filing year, then a sequence");
+      assert.ok(date! >= "1999-01-01" && date! <= "2021-02-05", date);
+      assert.ok(date! >= previous, "in date order");
+      previous = date!;
+      assert.ok(acquiring && acquired && entities);
+      assert.ok(!entities!.split(";").some((entity) => entity.trim() === ""));
+      assert.match(created!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/);
+      assert.ok(updated! >= created!);
+      assert.ok(Number(transaction!.slice(0, 4)) <= Number(date!.slice(0, 4)));
+    }
+    const years = new Set(rows.map((row) => row[4]!.slice(0, 4)));
+    assert.ok(years.has("1999") && years.has("2020"), "1999 to 2021");
+    const several = share((row) => row[3]!.includes(";"));
+    assert.ok(several > 0.1 && several < 0.5, `several entities on some: ${several}`);
+    const people = share((row) => /^[A-Z][a-z]+ ([A-Z]\. )?[A-Z][a-z]+$/.test(row[1]!));
+    assert.ok(people > 0.1 && people < 0.4, `individuals as acquirers: ${people}`);
+    assert.ok(share((row) => row[2]!.endsWith(" - Debtor-in-Possession")) > 0.01);
+    assert.ok(share((row) => /, L\.P\.$/.test(row[1]!)) > 0.05, "funds");
+    assert.ok(share((row) => row[5]!.startsWith("2013-09-24")) > 0.4, "the 2013 bulk load of older notices");
+  });
+});
+
+for (const dialect of DIALECTS) {
+  describe(`ftcapi import notices (${dialect})`, () => {
+    let directory: string;
+    before(async () => {
+      directory = await makeTempDirectory();
+    });
+
+    it("imports JSON:API pages and CSV; re-importing changes nothing; a changed notice gets a new revision", async () => {
+      const db = await freshDatabase(dialect);
+      const csv = join(directory, "notices.csv");
+      assert.equal(
+        (await runCli(["generate", "notices", "--rows", "300", "--seed", "3", "--out", csv])).code,
+        0,
+      );
+      const page = join(directory, "page.json");
+      await writeFile(page, JSON.stringify(LIVE_PAGE, null, 2));
+      const first = await runCli(["import", "notices", "--db", db, csv, page]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(
+        first.stdout,
+        /notices\.csv \(csv\): 300 notices, 300 added, 0 changed, 0 unchanged, 0 rejected/,
+      );
+      assert.match(first.stdout, /page\.json \(json\): 2 notices, 2 added/);
+      assert.match(first.stdout, /total: 2 of 2 files, 302 notices, 302 added/);
+      const again = await runCli(["import", "notices", "--db", db, csv, page]);
+      assert.match(
+        again.stdout,
+        /total: 2 of 2 files, 302 notices, 0 added, 0 changed, 302 unchanged, 0 rejected/,
+      );
+
+      // One CSV row with a new acquired party, one with a later update time given; one JSON record retitled.
+      const lines = (await readFile(csv, "utf8")).trimEnd().split("\n");
+      const target: string[] = parse(lines[5]!)[0]!;
+      const changedTransaction = target[0]!;
+      target[2] = "Renamed Holdings, Inc.";
+      const quoted = (values: string[]) =>
+        values.map((value) => `"${value.replaceAll('"', '""')}"`).join(",");
+      lines[5] = quoted(target);
+      const timed: string[] = parse(lines[6]!)[0]!;
+      const timedTransaction = timed[0]!;
+      timed[1] = "Another Acquirer LLC";
+      timed[6] = "2022-01-02T03:04:05+00:00";
+      lines[6] = quoted(timed);
+      const changedCsv = join(directory, "changed.csv");
+      await writeFile(changedCsv, `${lines.join("\n")}\n`);
+      const retitled = structuredClone(LIVE_PAGE);
+      retitled.data[0]!.attributes.title = "20110718: Carl C. Icahn; Blockbuster Inc.";
+      const changedPage = join(directory, "changed.json");
+      await writeFile(changedPage, JSON.stringify(retitled));
+      const started = Math.floor(Date.now() / 1000);
+      const changed = await runCli(["import", "notices", "--db", db, changedCsv, changedPage]);
+      assert.equal(changed.code, 0, changed.stderr);
+      assert.match(changed.stdout, /changed\.csv \(csv\): 300 notices, 0 added, 2 changed, 298 unchanged/);
+      assert.match(changed.stdout, /changed\.json \(json\): 2 notices, 0 added, 1 changed, 1 unchanged/);
+
+      const key = await createKeyWithCli(db);
+      const server = await startTestServer({ db });
+      try {
+        const get = async (query: string) => {
+          const res = await server.get(`${PATH}?${query}`, { "X-Api-Key": key });
+          assert.equal(res.status, 200, res.body);
+          return res.json().data[0];
+        };
+        const renamed = await get(`filter[transaction-number]=${changedTransaction}`);
+        assert.equal(renamed.attributes["acquired-party"], "Renamed Holdings, Inc.");
+        assert.ok(renamed.attributes.title.endsWith("; Renamed Holdings, Inc."));
+        assert.ok(renamed.links.self.href.endsWith("?resourceVersion=id%3A2"), renamed.links.self.href);
+        assert.ok(Date.parse(renamed.attributes.updated) / 1000 >= started, "updated at import time");
+        const later = await get(`filter[transaction-number]=${timedTransaction}`);
+        assert.equal(later.attributes.updated, "2022-01-02T03:04:05+00:00", "the file's later update time");
+        assert.ok(later.links.self.href.endsWith("id%3A2"));
+        const live = await get("filter[id]=0254a428-d492-4d98-8bc6-e704bad804b7");
+        assert.equal(live.attributes.title, "20110718: Carl C. Icahn; Blockbuster Inc.");
+        assert.ok(live.links.self.href.endsWith("?resourceVersion=id%3A2359"), "the live revision, plus one");
+        const untouched = await get("filter[id]=633b56f1-a499-4ac5-903d-7e46427563f7");
+        assert.ok(
+          untouched.links.self.href.endsWith("?resourceVersion=id%3A2359"),
+          "the live revision is kept",
+        );
+        assert.equal(untouched.attributes.updated, "2013-09-24T22:22:27+00:00");
+        assert.deepEqual(untouched.attributes.tags, []);
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it("reports unreadable rows with file and line and counts them; --strict writes nothing of the file", async () => {
+      const file = join(directory, "messy.csv");
+      await writeFile(
+        file,
+        [
+          HEADER,
+          "20110718,Carl C. Icahn,Blockbuster Inc.,Blockbuster Inc.,2011-04-11,2013-09-24T20:05:39+00:00,2013-09-24T22:22:27+00:00",
+          "2011X,Someone,Something,Something,2011-04-11,2013-09-24T20:05:39+00:00,",
+          "20110719,Someone,Something,Something,2011-02-30,2013-09-24T20:05:39+00:00,",
+          "20110720,Someone,Something",
+          "20110721,Someone,Something,Something,2011-04-11,yesterday,",
+          "20110722,Someone,Something,Something,2011-04-11,2013-09-24T20:05:39+00:00,2012-01-01T00:00:00+00:00",
+          '20110718,Carl C. Icahn,"Blockbuster, again",Blockbuster Inc.,2011-04-11,2013-09-24T20:05:39+00:00,',
+          '20110723,"Two; Entities Corp.",Target Co.,"Target Co.; Target Sub LLC ;",,2013-09-25 10:00:00,',
+          "",
+        ].join("\r\n"),
+      );
+      const db = await freshDatabase(dialect);
+      const result = await runCli(["import", "notices", "--db", db, file]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /8 notices, 2 added, 0 changed, 0 unchanged, 6 rejected/);
+      assert.match(result.stderr, /messy\.csv:3: transaction_number must be digits/);
+      assert.match(result.stderr, /messy\.csv:4: date is not a date as YYYY-MM-DD: '2011-02-30'/);
+      assert.match(result.stderr, /messy\.csv:5: expected 7 fields, found 3/);
+      assert.match(result.stderr, /messy\.csv:6: created is not a time/);
+      assert.match(result.stderr, /messy\.csv:7: updated .* is before created/);
+      assert.match(result.stderr, /messy\.csv:8: transaction 20110718 .*already given on line 2/);
+
+      const key = await createKeyWithCli(db);
+      const server = await startTestServer({ db });
+      try {
+        const res = await server.get(`${PATH}?filter[transaction-number]=20110723`, { "X-Api-Key": key });
+        const [record] = res.json().data;
+        assert.deepEqual(record.attributes["acquired-entities"], ["Target Co.", "Target Sub LLC"]);
+        assert.equal(record.attributes.date, null);
+        assert.equal(record.attributes.created, "2013-09-25T10:00:00+00:00");
+        assert.equal(record.attributes.updated, "2013-09-25T10:00:00+00:00");
+      } finally {
+        await server.stop();
+      }
+
+      const strictDb = await freshDatabase(dialect);
+      const strict = await runCli(["import", "notices", "--strict", "--db", strictDb, file]);
+      assert.equal(strict.code, 1);
+      assert.match(strict.stderr, /error: .*messy\.csv: line 3: .*nothing of this file was written/);
+      const afterwards = await runCli(["import", "notices", "--db", strictDb, file]);
+      assert.match(afterwards.stdout, /2 added/, "the strict run wrote nothing");
+    });
+
+    it("refuses files that are neither format, and reports bad JSON records by line", async () => {
+      const db = await freshDatabase(dialect);
+      const wrong = join(directory, "wrong.csv");
+      await writeFile(wrong, "Company_Phone_Number,Created_Date\r\n2025550100,2024-01-02 10:00:00\r\n");
+      const broken = join(directory, "broken.json");
+      await writeFile(broken, '{"data": [');
+      const notJsonApi = join(directory, "plain.json");
+      await writeFile(notJsonApi, '{"items": []}');
+      // One run: a refused file is reported and the others are still tried; the exit code says one failed.
+      const refused = await runCli(["import", "notices", "--db", db, wrong, broken, notJsonApi]);
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        /wrong\.csv: not a notices file: the header is 'Company_Phone_Number,Created_Date', expected 'transaction_number,/,
+      );
+      assert.match(refused.stderr, /broken\.json: is not valid JSON/);
+      assert.match(refused.stderr, /plain\.json: not a JSON:API document: it has no data member/);
+      assert.match(refused.stdout, /total: 0 of 3 files/);
+      const mixed = structuredClone(LIVE_PAGE) as any;
+      mixed.data[1].type = "dnc_complaint";
+      mixed.data.push({ ...structuredClone(LIVE_PAGE.data[0]), id: "not-a-uuid" });
+      const page = join(directory, "mixed.json");
+      await writeFile(page, JSON.stringify(mixed, null, 2));
+      const result = await runCli(["import", "notices", "--db", db, page]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /3 notices, 1 added, 0 changed, 0 unchanged, 2 rejected/);
+      const secondLine = JSON.stringify(mixed, null, 2)
+        .split("\n")
+        .findIndex((line) => line.includes("633b56f1-a499-4ac5-903d-7e46427563f7"));
+      assert.match(result.stderr, new RegExp(`mixed\\.json:${secondLine + 1}: type is 'dnc_complaint'`));
+      assert.match(result.stderr, /mixed\.json:\d+: id is not a UUID: 'not-a-uuid'/);
+    });
+  });
+}
