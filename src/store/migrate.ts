@@ -96,13 +96,36 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Independent of other migrations after 001: freshness of each collection, and mirror progress.
+    "003-mirror-state": {
+      async up(db: Kysely<unknown>) {
+        // When each collection's content last changed (an import or mirror commit that added
+        // records), read by every process for Last-Modified and /v0/status.
+        await db.schema
+          .createTable("collection_updates")
+          .addColumn("collection", "text", (col) => col.primaryKey())
+          .addColumn("updated_at", seconds, (col) => col.notNull())
+          .execute();
+        // Per upstream and collection: the last created day copied for good (its records are
+        // final), and when a mirror run last finished.
+        await db.schema
+          .createTable("mirror_state")
+          .addColumn("upstream", "text", (col) => col.notNull())
+          .addColumn("collection", "text", (col) => col.notNull())
+          .addColumn("complete_through_day", "integer")
+          .addColumn("checked_at", seconds)
+          .addPrimaryKeyConstraint("mirror_state_pk", ["upstream", "collection"])
+          .execute();
+      },
+    },
   };
 }
 
 /** Brings the schema up to date; safe to run at every start and from several processes. */
 export async function migrate(database: Database): Promise<void> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(database.dialect) };
-  const migrator = new Migrator({ db: database.db, provider });
+  // Unordered: a database that ran 003 before 002 existed (branches merged later) still migrates.
+  const migrator = new Migrator({ db: database.db, provider, allowUnorderedMigrations: true });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
 }

@@ -60,6 +60,20 @@ export interface SettingTable {
   value: string;
 }
 
+/** When a collection's content last changed (seconds). */
+export interface CollectionUpdateTable {
+  collection: string;
+  updated_at: number;
+}
+
+/** A mirror's progress: `complete_through_day` is a day number (days since the epoch). */
+export interface MirrorStateTable {
+  upstream: string;
+  collection: string;
+  complete_through_day: number | null;
+  checked_at: number | null;
+}
+
 export interface Schema {
   complaints: ComplaintTable;
   complaint_counts: ComplaintCountTable;
@@ -67,4 +81,6 @@ export interface Schema {
   settings: SettingTable;
   rate_buckets: RateBucketTable;
   key_usage: KeyUsageTable;
+  collection_updates: CollectionUpdateTable;
+  mirror_state: MirrorStateTable;
 }
