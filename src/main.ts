@@ -139,6 +139,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       keys: new KeyVerifier(keyStore, secret),
       rateLimiter: new RateLimiter(createRateLimitStore(database), {
         defaultLimitPerHour: config.rateLimitPerHour,
+        keyWindowSeconds: config.rateLimitWindowSeconds,
         demoLimitPerHour: config.demoLimitPerHour,
         demoLimitPerDay: config.demoLimitPerDay,
       }),

@@ -155,7 +155,8 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
 /** The wall-clock reading of `instantMillis` in `timeZone`, as if it were UTC (milliseconds). */
 function wallClockMillis(instantMillis: number, timeZone: string): number {
   const parts = formatterFor(timeZone).formatToParts(new Date(instantMillis));
-  const value = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((part) => part.type === type)?.value);
+  const value = (type: Intl.DateTimeFormatPartTypes) =>
+    Number(parts.find((part) => part.type === type)?.value);
   return Date.UTC(
     value("year"),
     value("month") - 1,
