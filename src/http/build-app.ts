@@ -5,15 +5,19 @@ import type { RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
 import type { Signup } from "../domain/signup-form.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
+import { type CollectionFreshness, registerLastModified } from "./collection-freshness.js";
 import { COMPLAINTS_PATH, registerComplaintRoutes } from "./complaint-routes.js";
 import { registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
 import { registerHealthRoutes } from "./health-routes.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { registerSignupRoutes } from "./signup-routes.js";
+import { registerStatusRoutes, STATUS_PATH } from "./status-routes.js";
 
 export interface AppDeps {
   complaints: ComplaintStore;
+  /** Every collection's update times, for Last-Modified and /v0/status. */
+  freshness: CollectionFreshness;
   keys: KeyVerifier;
   rateLimiter: RateLimiter;
   /** False: API requests are not limited (sign-ups still are). */
@@ -50,7 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: "*",
     methods: READ_METHODS,
-    allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match"],
+    allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match", "If-Modified-Since"],
     exposedHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
     maxAge: 86_400,
   });
@@ -63,14 +67,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
   });
   registerHealthRoutes(app, deps.ready);
+  registerLastModified(app, deps.freshness);
   registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
+  registerStatusRoutes(app, deps.freshness, deps.baseUrl);
   await registerSignupRoutes(app, {
     issueKey: deps.issueKey,
     limiter: deps.rateLimiter,
     signupsPerHour: deps.signupsPerHour,
   });
 
-  for (const url of [COMPLAINTS_PATH, `${COMPLAINTS_PATH}/:id`]) {
+  for (const url of [COMPLAINTS_PATH, `${COMPLAINTS_PATH}/:id`, STATUS_PATH]) {
     app.route({
       method: [...WRITE_METHODS],
       url,
