@@ -41,7 +41,10 @@ export function mirrorCommand(): Command {
       "--follow-margin-minutes <n>",
       "with --follow, how long after a scheduled publication to mirror it (default: 30)",
     )
-    .option("--ca <file>", "PEM certificate(s) to trust for the upstream (such as a self-signed ftcapi's tls-cert.pem)")
+    .option(
+      "--ca <file>",
+      "PEM certificate(s) to trust for the upstream (such as a self-signed ftcapi's tls-cert.pem)",
+    )
     .option("--insecure", "accept any certificate from the upstream (testing only)")
     .option("--retries <n>", "retries of a request on 5xx answers and network errors (default: 8)")
     .action(async (flags: RawMirrorOptions) => {
