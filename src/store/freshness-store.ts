@@ -55,7 +55,13 @@ export class FreshnessStore {
   progress(upstream: string, collection: string, completeThroughDay: number): CompiledQuery {
     return this.database.db
       .insertInto("mirror_state")
-      .values({ upstream, collection, complete_through_day: completeThroughDay, checked_at: null })
+      .values({
+        upstream,
+        collection,
+        complete_through_day: completeThroughDay,
+        cursor: null,
+        checked_at: null,
+      })
       .onConflict((conflict) =>
         conflict.columns(["upstream", "collection"]).doUpdateSet({
           complete_through_day: sql<number>`case when mirror_state.complete_through_day is null
@@ -66,11 +72,31 @@ export class FreshnessStore {
       .compile();
   }
 
+  /** A mirror's text resume point (see `cursorStatement`), or undefined. */
+  async mirrorCursor(upstream: string, collection: string): Promise<string | undefined> {
+    const row = await this.database.db
+      .selectFrom("mirror_state")
+      .select("cursor")
+      .where("upstream", "=", upstream)
+      .where("collection", "=", collection)
+      .executeTakeFirst();
+    return row?.cursor ?? undefined;
+  }
+
+  /** Sets a mirror's text resume point; to commit with the batch it follows (the notices sink). */
+  cursorStatement(upstream: string, collection: string, cursor: string): CompiledQuery {
+    return this.database.db
+      .insertInto("mirror_state")
+      .values({ upstream, collection, complete_through_day: null, cursor, checked_at: null })
+      .onConflict((conflict) => conflict.columns(["upstream", "collection"]).doUpdateSet({ cursor }))
+      .compile();
+  }
+
   /** Records that a mirror run of `collection` from `upstream` finished at `atSeconds`. */
   async markChecked(upstream: string, collection: string, atSeconds: number): Promise<void> {
     await this.database.db
       .insertInto("mirror_state")
-      .values({ upstream, collection, complete_through_day: null, checked_at: atSeconds })
+      .values({ upstream, collection, complete_through_day: null, cursor: null, checked_at: atSeconds })
       .onConflict((conflict) =>
         conflict.columns(["upstream", "collection"]).doUpdateSet({ checked_at: atSeconds }),
       )

@@ -106,13 +106,14 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
           .addColumn("collection", "text", (col) => col.primaryKey())
           .addColumn("updated_at", seconds, (col) => col.notNull())
           .execute();
-        // Per upstream and collection: the last created day copied for good (its records are
-        // final), and when a mirror run last finished.
+        // Per upstream and collection: the last created day copied for good (complaints), or a
+        // collection's own resume point as text (notices: a created time), and when a run last finished.
         await db.schema
           .createTable("mirror_state")
           .addColumn("upstream", "text", (col) => col.notNull())
           .addColumn("collection", "text", (col) => col.notNull())
           .addColumn("complete_through_day", "integer")
+          .addColumn("cursor", "text")
           .addColumn("checked_at", seconds)
           .addPrimaryKeyConstraint("mirror_state_pk", ["upstream", "collection"])
           .execute();

@@ -71,6 +71,8 @@ export interface MirrorStateTable {
   upstream: string;
   collection: string;
   complete_through_day: number | null;
+  /** A resume point as text, for collections not copied by day (notices: a created time). */
+  cursor: string | null;
   checked_at: number | null;
 }
 
