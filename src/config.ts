@@ -1,3 +1,5 @@
+import { parseDate } from "./domain/date-time.js";
+
 /**
  * The one place that reads the environment. Each command turns its flags, then `FTCAPI_*`
  * variables, then defaults into a frozen, typed config, failing fast on a bad value.
@@ -40,6 +42,8 @@ export interface ServeConfig extends DatabaseConfig {
   readonly workers: number;
   /** Limit for keys without their own. */
   readonly rateLimitPerHour: number;
+  /** The rolling window of keys' limits: 3600 (an hour); shorter only to test clients' handling of 429. */
+  readonly rateLimitWindowSeconds: number;
   /** False switches API rate limits off (sign-up stays limited). */
   readonly rateLimits: boolean;
   readonly demoLimitPerHour: number;
@@ -52,6 +56,7 @@ export interface RawServeOptions {
   keySecret?: string;
   workers?: string;
   rateLimitPerHour?: string;
+  rateLimitWindowSeconds?: string;
   disableRateLimits?: boolean;
   demoLimitPerHour?: string;
   demoLimitPerDay?: string;
@@ -107,6 +112,11 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     rateLimitPerHour: count(
       "--rate-limit-per-hour",
       flags.rateLimitPerHour ?? env.FTCAPI_RATE_LIMIT_PER_HOUR ?? "1000",
+      1,
+    ),
+    rateLimitWindowSeconds: count(
+      "--rate-limit-window-seconds",
+      flags.rateLimitWindowSeconds ?? env.FTCAPI_RATE_LIMIT_WINDOW_SECONDS ?? "3600",
       1,
     ),
     rateLimits: !(
@@ -166,4 +176,72 @@ function booleanVariable(name: string, text: string | undefined): boolean {
   if (["1", "true", "yes"].includes(text.toLowerCase())) return true;
   if (["0", "false", "no"].includes(text.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false; got '${text}'`);
+}
+
+export type MirrorCollection = "dnc" | "notices" | "all";
+
+export interface MirrorConfig extends DatabaseConfig {
+  /** The upstream API's base address, such as https://api.ftc.gov. */
+  readonly upstream: string;
+  readonly apiKey: string;
+  readonly collection: MirrorCollection;
+  /** First created date to copy, `YYYY-MM-DD`, or undefined: from the upstream's oldest. */
+  readonly since: string | undefined;
+  readonly follow: boolean;
+  /** Minutes after a scheduled publication before --follow mirrors it. */
+  readonly followMarginMinutes: number;
+  /** A PEM file of certificates to trust for the upstream. */
+  readonly caFile: string | undefined;
+  readonly insecure: boolean;
+  readonly retries: number;
+}
+
+export interface RawMirrorOptions {
+  db?: string;
+  upstream?: string;
+  apiKey?: string;
+  collection?: string;
+  since?: string;
+  follow?: boolean;
+  followMarginMinutes?: string;
+  ca?: string;
+  insecure?: boolean;
+  retries?: string;
+}
+
+/** `ftcapi mirror`: the upstream and its key (`--api-key`, else FTCAPI_UPSTREAM_API_KEY, which keeps it out of process lists). */
+export function mirrorConfig(flags: RawMirrorOptions, env: Environment = process.env): MirrorConfig {
+  const upstream = flags.upstream ?? env.FTCAPI_UPSTREAM;
+  if (upstream === undefined || !/^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(upstream)) {
+    throw new ConfigError(
+      `--upstream must be the API's https:// address, such as https://api.ftc.gov [env FTCAPI_UPSTREAM]; got '${upstream ?? ""}'`,
+    );
+  }
+  const apiKey = flags.apiKey ?? env.FTCAPI_UPSTREAM_API_KEY;
+  if (apiKey === undefined || apiKey.trim() === "") {
+    throw new ConfigError("--api-key (or FTCAPI_UPSTREAM_API_KEY) must give a key for the upstream");
+  }
+  const collection = flags.collection ?? "dnc";
+  if (!["dnc", "notices", "all"].includes(collection)) {
+    throw new ConfigError(`--collection must be dnc, notices or all; got '${collection}'`);
+  }
+  const since = flags.since;
+  if (since !== undefined && parseDate(since) === null) {
+    throw new ConfigError(`--since must be a date as YYYY-MM-DD; got '${since}'`);
+  }
+  if (flags.ca !== undefined && flags.insecure) {
+    throw new ConfigError("--ca and --insecure exclude each other: trust the upstream's certificate, or any");
+  }
+  return Object.freeze({
+    ...databaseConfig(flags, env),
+    upstream: upstream.replace(/\/+$/, ""),
+    apiKey,
+    collection: collection as MirrorCollection,
+    since,
+    follow: flags.follow ?? false,
+    followMarginMinutes: count("--follow-margin-minutes", flags.followMarginMinutes ?? "30", 0),
+    caFile: flags.ca,
+    insecure: flags.insecure ?? false,
+    retries: count("--retries", flags.retries ?? "8", 0),
+  });
 }

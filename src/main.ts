@@ -8,12 +8,18 @@ import { createKey, ensureDemoKey, loadKeySecret } from "./access/api-keys.js";
 import { KeyVerifier } from "./access/key-verifier.js";
 import { RateLimiter } from "./access/rate-limiter.js";
 import type { ServeConfig } from "./config.js";
+import { COMPLAINTS_COLLECTION } from "./domain/complaint.js";
+import { formatDateTime } from "./domain/date-time.js";
+import { COMPLAINT_SCHEDULE } from "./domain/publication-calendar.js";
 import { buildApp } from "./http/build-app.js";
+import { CollectionFreshness } from "./http/collection-freshness.js";
+import { COMPLAINTS_PATH } from "./http/complaint-routes.js";
 import { createLogger } from "./http/create-logger.js";
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
 import { type Database, openDatabase } from "./store/database.js";
+import { FreshnessStore } from "./store/freshness-store.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
 import { NoticeStore } from "./store/notice-store.js";
@@ -144,12 +150,29 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     const tls = await loadTls(config, database);
 
     let httpsServer: HttpsServer | undefined;
+    const freshness = new CollectionFreshness(
+      [
+        {
+          name: COMPLAINTS_COLLECTION,
+          path: COMPLAINTS_PATH,
+          schedule: COMPLAINT_SCHEDULE,
+          count: () => complaints.total({ order: "DESC", limit: 0, offset: 0 }),
+          newestCreated: async () => {
+            const newest = await complaints.newestCreatedAt();
+            return newest === undefined ? undefined : formatDateTime(newest);
+          },
+        },
+      ],
+      new FreshnessStore(readDatabase),
+    );
     const app = await buildApp({
       complaints,
       notices,
+      freshness,
       keys: new KeyVerifier(keyStore, secret),
       rateLimiter: new RateLimiter(createRateLimitStore(database), {
         defaultLimitPerHour: config.rateLimitPerHour,
+        keyWindowSeconds: config.rateLimitWindowSeconds,
         demoLimitPerHour: config.demoLimitPerHour,
         demoLimitPerDay: config.demoLimitPerDay,
       }),

@@ -4,6 +4,11 @@ import type { RateLimitStore, RateWindow } from "../store/rate-limit-store.js";
 export interface RateLimitPolicy {
   /** Requests an hour for a key without its own limit. */
   defaultLimitPerHour: number;
+  /**
+   * The rolling window keys' limits count over: an hour, as on api.data.gov. A shorter window
+   * (the limits then apply per window) lets a test see clients wait out a real 429.
+   */
+  keyWindowSeconds?: number;
   /** DEMO_KEY, per client address. */
   demoLimitPerHour: number;
   demoLimitPerDay: number;
@@ -61,7 +66,7 @@ export class RateLimiter {
             {
               subject: `key:${key.id}`,
               limit: key.limitPerHour ?? this.policy.defaultLimitPerHour,
-              windowSeconds: HOUR_SECONDS,
+              windowSeconds: this.policy.keyWindowSeconds ?? HOUR_SECONDS,
             },
           ];
     return this.decide(windows, key.id);

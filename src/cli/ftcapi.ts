@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { generateCommand } from "./generate-command.js";
 import { importCommand } from "./import-command.js";
 import { keysCommand } from "./keys-command.js";
+import { mirrorCommand } from "./mirror-command.js";
 import { serveCommand } from "./serve-command.js";
 
 const program = new Command("ftcapi")
@@ -12,6 +13,7 @@ const program = new Command("ftcapi")
   .showHelpAfterError()
   .addCommand(serveCommand())
   .addCommand(importCommand())
+  .addCommand(mirrorCommand())
   .addCommand(keysCommand())
   .addCommand(generateCommand());
 

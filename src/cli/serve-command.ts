@@ -35,6 +35,10 @@ export function serveCommand(): Command {
       "--rate-limit-per-hour <n>",
       "hourly limit of keys without their own [env FTCAPI_RATE_LIMIT_PER_HOUR] (default: 1000)",
     )
+    .option(
+      "--rate-limit-window-seconds <n>",
+      "rolling window of key limits; limits then count per window, for testing clients [env FTCAPI_RATE_LIMIT_WINDOW_SECONDS] (default: 3600)",
+    )
     .option("--disable-rate-limits", "do not limit API requests [env FTCAPI_DISABLE_RATE_LIMITS]")
     .option(
       "--demo-limit-per-hour <n>",

@@ -12,6 +12,7 @@ import { errorBody } from "../domain/error-body.js";
 import type { Signup } from "../domain/signup-form.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import type { NoticeStore } from "../store/notice-store.js";
+import { type CollectionFreshness, registerLastModified } from "./collection-freshness.js";
 import { COMPLAINTS_PATH, registerComplaintRoutes } from "./complaint-routes.js";
 import { registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
@@ -19,10 +20,13 @@ import { registerHealthRoutes } from "./health-routes.js";
 import { NOTICES_PATH, registerNoticeRoutes } from "./notice-routes.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { registerSignupRoutes } from "./signup-routes.js";
+import { registerStatusRoutes, STATUS_PATH } from "./status-routes.js";
 
 export interface AppDeps {
   complaints: ComplaintStore;
   notices: NoticeStore;
+  /** Every collection's update times, for Last-Modified and /v0/status. */
+  freshness: CollectionFreshness;
   keys: KeyVerifier;
   rateLimiter: RateLimiter;
   /** False: API requests are not limited (sign-ups still are). */
@@ -65,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cors, {
     origin: "*",
     methods: READ_METHODS,
-    allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match"],
+    allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match", "If-Modified-Since"],
     exposedHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
     maxAge: 86_400,
   });
@@ -78,8 +82,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
   });
   registerHealthRoutes(app, deps.ready);
+  registerLastModified(app, deps.freshness);
   registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
   registerNoticeRoutes(app, deps.notices, deps.baseUrl);
+  registerStatusRoutes(app, deps.freshness, deps.baseUrl);
   await registerSignupRoutes(app, {
     issueKey: deps.issueKey,
     limiter: deps.rateLimiter,
@@ -92,6 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     NOTICES_PATH,
     `${NOTICES_PATH}/:id`,
     `${NOTICES_PATH}/:id/relationships/node_type`,
+    STATUS_PATH,
   ]) {
     app.route({
       method: [...WRITE_METHODS],

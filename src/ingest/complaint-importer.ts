@@ -3,9 +3,10 @@ import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { parse } from "csv-parse";
-import { COMPLAINT_CSV_HEADER, type Complaint } from "../domain/complaint.js";
+import { COMPLAINT_CSV_HEADER, COMPLAINTS_COLLECTION, type Complaint } from "../domain/complaint.js";
 import { createComplaintWriter } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
+import { FreshnessStore } from "../store/freshness-store.js";
 import { complaintFromRow } from "./complaint-row.js";
 
 export interface RejectedRow {
@@ -127,7 +128,11 @@ export async function importComplaintFile(
     }
     if (!headerSeen) throw new ImportFileError(file, "the file is empty; expected a header line");
     await writer.insert(batch);
-    const written = await writer.commit();
+    // The collection's update time commits with the rows, so Last-Modified never runs ahead of them.
+    const freshness = new FreshnessStore(database);
+    const written = await writer.commit((outcome) =>
+      outcome.added > 0 ? [freshness.markUpdated(COMPLAINTS_COLLECTION, Math.floor(Date.now() / 1000))] : [],
+    );
     result.added = written.added;
     result.existing = written.existing;
     options.onProgress?.({ file, rows: result.rows, bytesRead: totalBytes, totalBytes });

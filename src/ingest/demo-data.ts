@@ -1,6 +1,7 @@
-import type { Complaint } from "../domain/complaint.js";
+import { COMPLAINTS_COLLECTION, type Complaint } from "../domain/complaint.js";
 import { createComplaintWriter, type WriteResult } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
+import { FreshnessStore } from "../store/freshness-store.js";
 import { type NoticeWriteResult, writeNotices } from "../store/notice-writer.js";
 import { generateComplaintRows, startOfTodaySeconds } from "./complaint-generator.js";
 import { complaintFromRow } from "./complaint-row.js";
@@ -31,7 +32,10 @@ export async function loadDemoData(database: Database): Promise<WriteResult> {
       }
     }
     await writer.insert(batch);
-    return await writer.commit();
+    const freshness = new FreshnessStore(database);
+    return await writer.commit(() => [
+      freshness.markUpdated(COMPLAINTS_COLLECTION, Math.floor(Date.now() / 1000)),
+    ]);
   } catch (err) {
     await writer.rollback();
     throw err;

@@ -251,6 +251,17 @@ export class ComplaintStore {
     );
   }
 
+  /** The created time of the newest complaint (seconds), or undefined when there are none. */
+  async newestCreatedAt(): Promise<number | undefined> {
+    const row = await this.database.db
+      .selectFrom("complaints")
+      .select("created_at")
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row?.created_at;
+  }
+
   /** Rows in the store, for status and tests. */
   async count(): Promise<number> {
     const row = await this.database.db

@@ -1,3 +1,4 @@
+import type { CompiledQuery } from "kysely";
 import type { Complaint } from "../domain/complaint.js";
 import type { Database } from "./database.js";
 import { PostgresComplaintWriter } from "./postgres-complaint-writer.js";
@@ -9,6 +10,13 @@ export interface WriteResult {
 }
 
 /**
+ * Statements to run inside a write's transaction just before it commits, chosen once the outcome
+ * is known (such as progress records, or the collection's update time when rows were added).
+ * Compiled by the same database's Kysely, so they carry the dialect's placeholders.
+ */
+export type AlsoCommit = (result: WriteResult) => readonly CompiledQuery[];
+
+/**
  * Writes complaints in one transaction per unit of work (an imported file): `begin`, any number
  * of `insert` calls, then `commit` (which reports what was added) or `rollback`. A complaint whose
  * id is already stored is counted as existing and left alone. Daily counts are updated in the same
@@ -18,7 +26,7 @@ export interface WriteResult {
 export interface ComplaintWriter {
   begin(): Promise<void>;
   insert(complaints: readonly Complaint[]): Promise<void>;
-  commit(): Promise<WriteResult>;
+  commit(also?: AlsoCommit): Promise<WriteResult>;
   rollback(): Promise<void>;
   /** Releases the writer's connection. */
   close(): Promise<void>;

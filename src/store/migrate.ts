@@ -146,6 +146,29 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Independent of other migrations after 001: freshness of each collection, and mirror progress.
+    "003-mirror-state": {
+      async up(db: Kysely<unknown>) {
+        // When each collection's content last changed (an import or mirror commit that added
+        // records), read by every process for Last-Modified and /v0/status.
+        await db.schema
+          .createTable("collection_updates")
+          .addColumn("collection", "text", (col) => col.primaryKey())
+          .addColumn("updated_at", seconds, (col) => col.notNull())
+          .execute();
+        // Per upstream and collection: the last created day copied for good (complaints), or a
+        // collection's own resume point as text (notices: a created time), and when a run last finished.
+        await db.schema
+          .createTable("mirror_state")
+          .addColumn("upstream", "text", (col) => col.notNull())
+          .addColumn("collection", "text", (col) => col.notNull())
+          .addColumn("complete_through_day", "integer")
+          .addColumn("cursor", "text")
+          .addColumn("checked_at", seconds)
+          .addPrimaryKeyConstraint("mirror_state_pk", ["upstream", "collection"])
+          .execute();
+      },
+    },
     "004-rate-hit-function": {
       // One round trip per counted request on PostgreSQL: the per-subject lock is held for the
       // function's few statements instead of across several client round trips, so one busy key

@@ -6,7 +6,7 @@ import { from as copyFrom } from "pg-copy-streams";
 import type { Complaint } from "../domain/complaint.js";
 import { matchKey } from "../domain/complaint.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
-import type { ComplaintWriter, WriteResult } from "./complaint-writer.js";
+import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { PostgresDatabase } from "./database.js";
 
 const COLUMNS =
@@ -68,7 +68,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     );
   }
 
-  async commit(): Promise<WriteResult> {
+  async commit(also?: AlsoCommit): Promise<WriteResult> {
     const client = this.client;
     if (!client) throw new Error("commit() outside begin()");
     const day = (column: string) => `floor(${column} / 86400.0)::integer`;
@@ -94,10 +94,13 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     );
     if (this.bulk)
       for (const statement of createSecondaryIndexStatements(this.database.db)) await client.query(statement);
+    const row = result.rows[0]!;
+    const written = { added: row.added, existing: row.total - row.added };
+    for (const statement of also?.(written) ?? [])
+      await client.query(statement.sql, statement.parameters as unknown[]);
     await client.query("commit");
     this.release();
-    const row = result.rows[0]!;
-    return { added: row.added, existing: row.total - row.added };
+    return written;
   }
 
   async rollback(): Promise<void> {

@@ -85,6 +85,22 @@ export interface NoticeValueTable {
   value: string;
 }
 
+/** When a collection's content last changed (seconds). */
+export interface CollectionUpdateTable {
+  collection: string;
+  updated_at: number;
+}
+
+/** A mirror's progress: `complete_through_day` is a day number (days since the epoch). */
+export interface MirrorStateTable {
+  upstream: string;
+  collection: string;
+  complete_through_day: number | null;
+  /** A resume point as text, for collections not copied by day (notices: a created time). */
+  cursor: string | null;
+  checked_at: number | null;
+}
+
 export interface Schema {
   complaints: ComplaintTable;
   complaint_counts: ComplaintCountTable;
@@ -94,4 +110,6 @@ export interface Schema {
   key_usage: KeyUsageTable;
   notices: NoticeTable;
   notice_values: NoticeValueTable;
+  collection_updates: CollectionUpdateTable;
+  mirror_state: MirrorStateTable;
 }

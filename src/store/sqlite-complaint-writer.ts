@@ -4,7 +4,7 @@ import { matchKey } from "../domain/complaint.js";
 import { dayOf } from "../domain/date-time.js";
 import { dimensionsOf } from "./complaint-dimensions.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
-import type { ComplaintWriter, WriteResult } from "./complaint-writer.js";
+import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { SqliteDatabase } from "./database.js";
 
 /**
@@ -81,8 +81,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     }
   }
 
-  async commit(): Promise<WriteResult> {
+  async commit(also?: AlsoCommit): Promise<WriteResult> {
     if (!this.open) throw new Error("commit() outside begin()");
+    for (const statement of also?.({ added: this.added, existing: this.existing }) ?? [])
+      this.database.sqlite.prepare(statement.sql).run(...(statement.parameters as unknown[]));
     for (const [key, count] of this.counts) {
       const [name, value, day] = key.split("\u0000");
       this.countStatement.run(name, value, Number(day), count);

@@ -6,7 +6,7 @@ import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-const ENDPOINTS = ["/v0/dnc-complaints", "/v0/dnc-complaints/0123456789abcdef0123456789abcdef"];
+const ENDPOINTS = ["/v0/dnc-complaints", "/v0/dnc-complaints/0123456789abcdef0123456789abcdef", "/v0/status"];
 
 for (const dialect of DIALECTS) {
   describe(`the gateway (${dialect})`, () => {

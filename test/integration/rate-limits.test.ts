@@ -15,6 +15,7 @@ async function createKey(db: string, ...flags: string[]): Promise<string> {
 const ENDPOINTS = [
   "/v0/dnc-complaints?items_per_page=1",
   "/v0/dnc-complaints/0123456789abcdef0123456789abcdef",
+  "/v0/status",
 ];
 
 for (const dialect of DIALECTS) {
@@ -143,6 +144,22 @@ for (const dialect of DIALECTS) {
         }
       } finally {
         await open.stop();
+      }
+    });
+
+    it("--rate-limit-window-seconds counts keys' limits over a shorter rolling window", async () => {
+      const short = await startTestServer({ db, rateLimitWindowSeconds: "30" });
+      try {
+        const key = await createKey(db, "--limit-per-hour", "2");
+        for (let index = 0; index < 2; index++) {
+          assert.equal((await short.get("/v0/status", { "X-Api-Key": key })).status, 200);
+        }
+        const refused = await short.get("/v0/status", { "X-Api-Key": key });
+        assert.equal(refused.status, 429);
+        const retryAfter = Number(refused.headers["retry-after"]);
+        assert.ok(retryAfter >= 1 && retryAfter <= 30, `Retry-After ${retryAfter} within the window`);
+      } finally {
+        await short.stop();
       }
     });
 

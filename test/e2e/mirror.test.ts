@@ -1,0 +1,345 @@
+import assert from "node:assert/strict";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { isBusinessDay, localDayNumber, zonedInstant } from "../../src/domain/publication-calendar.js";
+import { openDatabase } from "../../src/store/database.js";
+import { REPO_ROOT, runCli } from "../support/cli.js";
+import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { fetchRaw } from "../support/https-client.js";
+import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
+import { makeTempDirectory } from "../support/test-server.js";
+
+/** The source's key may make this many requests in any WINDOW_SECONDS: small, so the mirror meets 429. */
+const LIMIT = 60;
+const WINDOW_SECONDS = 5;
+/** 3,000 complaints over 4 days: about 750 a day, so each day's window passes the offset cap (500) and is narrowed. */
+const ROWS = 3000;
+const DAYS = 4;
+
+interface Snapshot {
+  rows: unknown[];
+  counts: unknown[];
+}
+
+/** Every complaint (all columns) and every daily count of a store, in a fixed order. */
+async function snapshot(location: string): Promise<Snapshot> {
+  const database = openDatabase(location);
+  try {
+    const rows = await database.db.selectFrom("complaints").selectAll().orderBy("id").execute();
+    const counts = await database.db
+      .selectFrom("complaint_counts")
+      .selectAll()
+      .orderBy("dimension")
+      .orderBy("value")
+      .orderBy("day")
+      .execute();
+    return { rows, counts };
+  } finally {
+    await database.close();
+  }
+}
+
+function rowsPerDay(snapshot: Snapshot): Map<number, number> {
+  const days = new Map<number, number>();
+  for (const row of snapshot.rows as Array<{ created_at: number }>) {
+    const day = Math.floor(row.created_at / 86_400);
+    days.set(day, (days.get(day) ?? 0) + 1);
+  }
+  return days;
+}
+
+function assertSameCopy(copy: Snapshot, source: Snapshot): void {
+  assert.equal(copy.rows.length, source.rows.length, "as many complaints as the source");
+  assert.deepEqual(copy.rows, source.rows, "same ids and attributes");
+  assert.deepEqual(copy.counts, source.counts, "same daily counts, so the same totals for every filter");
+}
+
+/** Starts `ftcapi mirror <args>` as a process whose output the test watches. */
+function spawnMirror(args: string[]): {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  exited: Promise<number | null>;
+  waitFor: (pattern: RegExp) => Promise<void>;
+} {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ftcapi.ts", "mirror", ...args], {
+    cwd: REPO_ROOT,
+  });
+  let output = "";
+  const waiters: Array<{ pattern: RegExp; resolve: () => void }> = [];
+  const onData = (chunk: Buffer) => {
+    output += chunk;
+    for (const waiter of [...waiters]) {
+      if (waiter.pattern.test(output)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitFor: (pattern) =>
+      new Promise<void>((resolve, reject) => {
+        if (pattern.test(output)) return resolve();
+        waiters.push({ pattern, resolve });
+        void exited.then(() => {
+          if (!pattern.test(output)) reject(new Error(`mirror exited before ${pattern}:\n${output}`));
+        });
+      }),
+  };
+}
+
+describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certificate", () => {
+  let source: ServeProcess;
+  let sourceDb: string;
+  let sourceSnapshot: Snapshot;
+  let key: string;
+  let certFile: string;
+
+  before(async () => {
+    const directory = await makeTempDirectory();
+    sourceDb = join(directory, "source.db");
+    const csv = join(directory, "source.csv");
+    const generated = await runCli([
+      "generate",
+      "dnc",
+      "--rows",
+      String(ROWS),
+      "--days",
+      String(DAYS),
+      "--end",
+      "2024-03-01",
+      "--seed",
+      "11",
+      "--out",
+      csv,
+    ]);
+    assert.equal(generated.code, 0, generated.stderr);
+    const imported = await runCli(["import", "dnc", "--quiet", "--db", sourceDb, csv]);
+    assert.equal(imported.code, 0, imported.stderr);
+    const created = await runCli([
+      "keys",
+      "create",
+      "--db",
+      sourceDb,
+      "--email",
+      "mirror@example.com",
+      "--limit-per-hour",
+      String(LIMIT),
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    key = created.stdout.trim().split("\n").at(-1)!;
+    source = await startServeProcess([
+      "--db",
+      sourceDb,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--http-port",
+      "0",
+      "--log-level",
+      "warn",
+      "--rate-limit-window-seconds",
+      String(WINDOW_SECONDS),
+    ]);
+    certFile = /--cacert (\S+)/.exec(source.curlLine)![1]!;
+    if (!certFile.startsWith("/")) certFile = join(REPO_ROOT, certFile);
+    sourceSnapshot = await snapshot(sourceDb);
+    assert.equal(sourceSnapshot.rows.length, ROWS);
+  });
+  after(() => source?.stop());
+
+  /**
+   * Keeps the key's window used up (refused requests are not counted, so each freed slot is taken
+   * again) until the mirror reports that it met a 429, or ends.
+   */
+  async function holdLimit(run: ReturnType<typeof spawnMirror>): Promise<void> {
+    const ca = await readFile(certFile, "utf8");
+    let ended = false;
+    void run.exited.then(() => {
+      ended = true;
+    });
+    while (!ended && !/upstream rate limit reached/.test(run.output())) {
+      await fetchRaw(`${source.httpsUrl}/v0/status`, { headers: { "X-Api-Key": key }, ca });
+      await sleep(20);
+    }
+  }
+
+  const mirrorArgs = (db: string, ...more: string[]) => [
+    "--upstream",
+    source.httpsUrl,
+    "--api-key",
+    key,
+    "--ca",
+    certFile,
+    "--collection",
+    "dnc",
+    "--db",
+    db,
+    ...more,
+  ];
+
+  for (const dialect of DIALECTS) {
+    it(`copies every complaint into ${dialect}, waiting out 429 as Retry-After asks; a second run adds nothing`, async () => {
+      const db = await freshDatabase(dialect);
+      const run = spawnMirror(mirrorArgs(db));
+      await holdLimit(run);
+      const first = { code: await run.exited, stdout: run.output() };
+      assert.equal(first.code, 0, first.stdout);
+      assert.match(first.stdout, /upstream rate limit reached \(429\); waiting [1-5] s as Retry-After asks/);
+      assert.match(
+        first.stdout,
+        new RegExp(`mirrored ${DAYS} day windows: ${ROWS} complaints fetched, ${ROWS} added`),
+      );
+      assert.match(first.stdout, /[1-9]\d* rate-limit waits/);
+      // About 750 complaints a day: more than the 10 shallow pages, so each window was narrowed.
+      assert.match(first.stdout, /^2024-02-26: 7\d\d complaints, 1[6-9] pages$/m);
+      assertSameCopy(await snapshot(db), sourceSnapshot);
+
+      const again = await runCli(["mirror", ...mirrorArgs(db)]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /resuming after 2024-02-28, the last day copied for good/);
+      assert.match(
+        again.stdout,
+        /mirrored 1 day windows: (\d+) complaints fetched, 0 added, \1 already present/,
+      );
+      assertSameCopy(await snapshot(db), sourceSnapshot);
+    });
+  }
+
+  for (const dialect of DIALECTS) {
+    it(`killed with SIGKILL mid-way (${dialect}), the same command continues where it stopped, adding nothing twice`, async () => {
+      const db = await freshDatabase(dialect);
+      const run = spawnMirror(mirrorArgs(db));
+      await run.waitFor(/^2024-02-26: \d+ complaints/m);
+      run.child.kill("SIGKILL");
+      await run.exited;
+      const partial = await snapshot(db);
+      assert.ok(
+        partial.rows.length > 0 && partial.rows.length < ROWS,
+        `${partial.rows.length} rows after the kill`,
+      );
+      const sourceDays = rowsPerDay(sourceSnapshot);
+      for (const [day, count] of rowsPerDay(partial)) {
+        assert.equal(count, sourceDays.get(day), `day ${day} is whole: no half window`);
+      }
+
+      const resumed = await runCli(["mirror", ...mirrorArgs(db)]);
+      assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+      assert.match(resumed.stdout, /resuming after 2024-02-2\d, the last day copied for good/);
+      assert.doesNotMatch(resumed.stdout, /^2024-02-26:/m, "days copied for good are not fetched again");
+      assertSameCopy(await snapshot(db), sourceSnapshot);
+    });
+  }
+
+  it("retries 5xx answers and dropped connections with backoff", async () => {
+    const ca = await readFile(certFile, "utf8");
+    const target = new URL(source.httpsUrl);
+    let seen = 0;
+    const failing = new Set([3, 9, 10, 25]);
+    const dropped = new Set([17]);
+    // A plain-HTTP proxy in front of the source that fails some requests.
+    const proxy: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      seen++;
+      if (failing.has(seen)) {
+        res
+          .writeHead(503, { "Content-Type": "application/json" })
+          .end('{"error":{"code":"SERVICE_UNAVAILABLE"}}');
+        return;
+      }
+      if (dropped.has(seen)) {
+        req.socket.destroy();
+        return;
+      }
+      const forwarded = httpsRequest(
+        { host: target.hostname, port: target.port, path: req.url, headers: req.headers, ca, method: "GET" },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on("error", () => res.destroy());
+      forwarded.end();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const db = await freshDatabase("sqlite");
+      const run = await runCli([
+        "mirror",
+        "--upstream",
+        `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        "--api-key",
+        key,
+        "--db",
+        db,
+        "--retries",
+        "3",
+      ]);
+      assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
+      assert.match(run.stdout, /status 503; retry 1 in/);
+      assert.match(run.stdout, /status 503; retry 2 in/, "two failures in a row back off twice");
+      assert.match(run.stdout, /ECONNRESET; retry 1 in/);
+      assert.match(run.stdout, /, 5 retries, /);
+      assertSameCopy(await snapshot(db), sourceSnapshot);
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it("--follow mirrors, schedules the next run after the next publication, and stops cleanly on SIGTERM", async () => {
+    const db = await freshDatabase("sqlite");
+    const run = spawnMirror(mirrorArgs(db, "--follow", "--follow-margin-minutes", "20"));
+    await run.waitFor(/next mirror at \S+/);
+    run.child.kill("SIGTERM");
+    assert.equal(await run.exited, 0, run.output());
+    assert.match(run.output(), /SIGTERM: stopping/);
+    const next = Date.parse(/next mirror at (\S+)/.exec(run.output())![1]!);
+    const day = localDayNumber(next, "America/New_York");
+    assert.ok(isBusinessDay(day), "on a business day");
+    assert.equal(
+      next,
+      zonedInstant(day, 12, "America/New_York") + 20 * 60_000,
+      "20 minutes after noon in New York",
+    );
+    assert.ok(next > Date.now());
+    assertSameCopy(await snapshot(db), sourceSnapshot);
+  });
+
+  it("refuses what it cannot do with a clear message", async () => {
+    const db = await freshDatabase("sqlite");
+    const notices = await runCli([
+      "mirror",
+      ...mirrorArgs(db).slice(0, -4),
+      "--collection",
+      "notices",
+      "--db",
+      db,
+    ]);
+    assert.equal(notices.code, 1);
+    assert.match(notices.stderr, /notices mirroring needs the notices store/);
+    const all = await runCli(["mirror", ...mirrorArgs(db).slice(0, -4), "--collection", "all", "--db", db]);
+    assert.match(all.stderr, /notices mirroring needs the notices store/);
+
+    const wrongKey = await runCli([
+      "mirror",
+      ...mirrorArgs(db).map((arg) => (arg === key ? "not-a-key" : arg)),
+    ]);
+    assert.equal(wrongKey.code, 1);
+    assert.match(wrongKey.stderr, /answered 403: API_KEY_INVALID/);
+
+    const untrusted = await runCli(["mirror", "--upstream", source.httpsUrl, "--api-key", key, "--db", db]);
+    assert.equal(untrusted.code, 1);
+    assert.match(untrusted.stderr, /self-signed certificate|unable to verify/i);
+  });
+});
