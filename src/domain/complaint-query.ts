@@ -43,7 +43,7 @@ export const COMPLAINT_PARAMETERS = [
   "offset",
 ] as const;
 
-type ComplaintParameter = (typeof COMPLAINT_PARAMETERS)[number];
+export type ComplaintParameter = (typeof COMPLAINT_PARAMETERS)[number];
 const KNOWN = new Set<string>(COMPLAINT_PARAMETERS);
 
 /**

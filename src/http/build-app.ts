@@ -18,6 +18,7 @@ import { registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
 import { registerHealthRoutes } from "./health-routes.js";
 import { NOTICES_PATH, registerNoticeRoutes } from "./notice-routes.js";
+import { registerOpenApiRoutes } from "./openapi-routes.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { registerSignupRoutes } from "./signup-routes.js";
 import { registerStatusRoutes, STATUS_PATH } from "./status-routes.js";
@@ -82,6 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
   });
   registerHealthRoutes(app, deps.ready);
+  registerOpenApiRoutes(app, deps.baseUrl);
   registerLastModified(app, deps.freshness);
   registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
   registerNoticeRoutes(app, deps.notices, deps.baseUrl);
