@@ -153,6 +153,9 @@ export async function mirrorNotices(
         result.changed += written.changed;
         result.existing += written.existing;
         result.fetched += notices.length;
+        log(
+          `notices: page ${result.pages}: ${notices.length} notices by ${field} through ${last[field]}, ${written.added} added, ${written.changed} changed`,
+        );
       }
       const hasNext = typeof body.links?.next === "object" || typeof body.links?.next === "string";
       if (!hasNext || body.data.length < NOTICE_PAGE_SIZE) break;
