@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { parse } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
 import { isBusinessDay, localDayNumber, zonedInstant } from "../../src/domain/publication-calendar.js";
 import { openDatabase } from "../../src/store/database.js";
 import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
@@ -68,10 +70,12 @@ function rowsPerDay(snapshot: Snapshot): Map<number, number> {
   return days;
 }
 
-function assertSameCopy(copy: Snapshot, source: Snapshot, collections: "all" | "dnc" = "all"): void {
-  assert.equal(copy.rows.length, source.rows.length, "as many complaints as the source");
-  assert.deepEqual(copy.rows, source.rows, "same ids and attributes");
-  assert.deepEqual(copy.counts, source.counts, "same daily counts, so the same totals for every filter");
+function assertSameCopy(
+  copy: Snapshot,
+  source: Snapshot,
+  collections: "all" | "dnc" | "notices" = "all",
+): void {
+  if (collections !== "notices") assertSameComplaints(copy, source);
   if (collections === "dnc") {
     assert.equal(copy.notices.length, 0, "--collection dnc copies no notices");
     return;
@@ -79,6 +83,12 @@ function assertSameCopy(copy: Snapshot, source: Snapshot, collections: "all" | "
   assert.equal(copy.notices.length, source.notices.length, "as many notices as the source");
   assert.deepEqual(copy.notices, source.notices, "same notice ids, attributes, revisions and update times");
   assert.deepEqual(copy.noticeValues, source.noticeValues, "same acquired entities and tags");
+}
+
+function assertSameComplaints(copy: Snapshot, source: Snapshot): void {
+  assert.equal(copy.rows.length, source.rows.length, "as many complaints as the source");
+  assert.deepEqual(copy.rows, source.rows, "same ids and attributes");
+  assert.deepEqual(copy.counts, source.counts, "same daily counts, so the same totals for every filter");
 }
 
 /** Starts `ftcapi mirror <args>` as a process whose output the test watches. */
@@ -126,6 +136,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
   let sourceSnapshot: Snapshot;
   let key: string;
   let certFile: string;
+  let noticesCsv: string;
 
   before(async () => {
     const directory = await makeTempDirectory();
@@ -148,7 +159,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     assert.equal(generated.code, 0, generated.stderr);
     const imported = await runCli(["import", "dnc", "--quiet", "--db", sourceDb, csv]);
     assert.equal(imported.code, 0, imported.stderr);
-    const noticesCsv = join(directory, "notices.csv");
+    noticesCsv = join(directory, "notices.csv");
     const generatedNotices = await runCli([
       "generate",
       "notices",
@@ -433,5 +444,29 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     const untrusted = await runCli(["mirror", "--upstream", source.httpsUrl, "--api-key", key, "--db", db]);
     assert.equal(untrusted.code, 1);
     assert.match(untrusted.stderr, /self-signed certificate|unable to verify/i);
+  });
+
+  // Last: it changes the source, which the tests above compare against.
+  it("picks up notices changed upstream after they were copied: new content, revision and update time", async () => {
+    const db = await freshDatabase("sqlite");
+    const first = await runCli(["mirror", ...mirrorArgs(db, "--collection", "notices")]);
+    assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
+    assertSameCopy(await snapshot(db), sourceSnapshot, "notices");
+
+    // Two old notices corrected at the source: an import gives them revision 2 and a new update time.
+    const [header, ...rows] = parse(await readFile(noticesCsv, "utf8")) as string[][];
+    const corrected = rows.slice(0, 2).map((row) => [row[0]!, `${row[1]} (corrected)`, ...row.slice(2)]);
+    const changes = join(await makeTempDirectory(), "changes.csv");
+    await writeFile(changes, stringify([header!, ...corrected]));
+    const reimported = await runCli(["import", "notices", "--db", sourceDb, changes]);
+    assert.equal(reimported.code, 0, reimported.stderr);
+    assert.match(reimported.stdout, /0 added, 2 changed/);
+    const changedSource = await snapshot(sourceDb);
+    assert.equal(changedSource.notices.filter((notice) => Number(notice.revision) === 2).length, 2);
+
+    const again = await runCli(["mirror", ...mirrorArgs(db, "--collection", "notices")]);
+    assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
+    assert.match(again.stdout, /mirrored notices: \d+ pages, \d+ fetched, 0 added, 2 changed/);
+    assertSameCopy(await snapshot(db), changedSource, "notices");
   });
 });
