@@ -98,8 +98,10 @@ async function runMirror(config: MirrorConfig): Promise<void> {
     const freshness = new FreshnessStore(database);
     for (;;) {
       let failed = false;
-      try {
-        if (complaints) {
+      // Each collection is tried even when the other failed; the run then fails with the first error.
+      const errors: unknown[] = [];
+      if (complaints) {
+        try {
           const started = performance.now();
           const before = { ...client.stats };
           const result = await mirrorComplaints(database, client, {
@@ -111,8 +113,12 @@ async function runMirror(config: MirrorConfig): Promise<void> {
           log(
             `mirrored ${result.windows} day windows: ${result.fetched} complaints fetched, ${result.added} added, ${result.existing} already present, ${result.rejected} skipped; ${requestsSince(client, before)} (${seconds.toFixed(1)} s)`,
           );
+        } catch (err) {
+          errors.push(err);
         }
-        if (notices) {
+      }
+      if (notices && !stopping.signal.aborted) {
+        try {
           const started = performance.now();
           const before = { ...client.stats };
           const result = await mirrorNotices(client, new StoreNoticeSink(database), {
@@ -124,12 +130,18 @@ async function runMirror(config: MirrorConfig): Promise<void> {
           await freshness.markChecked(client.identity, NOTICES_COLLECTION, Math.floor(Date.now() / 1000));
           const seconds = (performance.now() - started) / 1000;
           log(`notices: ${requestsSince(client, before)} (${seconds.toFixed(1)} s)`);
+        } catch (err) {
+          errors.push(err);
         }
-      } catch (err) {
-        if (stopping.signal.aborted) break;
-        if (!config.follow) throw err;
+      }
+      if (stopping.signal.aborted) break;
+      if (errors.length > 0) {
+        if (!config.follow) {
+          if (errors.length > 1) log(`error: ${messageOf(errors[1])}`);
+          throw errors[0];
+        }
         failed = true;
-        log(`error: ${err instanceof Error ? err.message : String(err)}`);
+        for (const err of errors) log(`error: ${messageOf(err)}`);
       }
       if (!config.follow || stopping.signal.aborted) break;
       const now = Date.now();
@@ -171,4 +183,8 @@ async function runMirror(config: MirrorConfig): Promise<void> {
 function requestsSince(client: UpstreamClient, before: UpstreamClient["stats"]): string {
   const now = client.stats;
   return `${now.requests - before.requests} requests, ${now.retries - before.retries} retries, ${now.rateLimited - before.rateLimited} rate-limit waits`;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
