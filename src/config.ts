@@ -221,7 +221,7 @@ export function mirrorConfig(flags: RawMirrorOptions, env: Environment = process
   if (apiKey === undefined || apiKey.trim() === "") {
     throw new ConfigError("--api-key (or FTCAPI_UPSTREAM_API_KEY) must give a key for the upstream");
   }
-  const collection = flags.collection ?? "dnc";
+  const collection = flags.collection ?? "all";
   if (!["dnc", "notices", "all"].includes(collection)) {
     throw new ConfigError(`--collection must be dnc, notices or all; got '${collection}'`);
   }

@@ -10,11 +10,13 @@ import { RateLimiter } from "./access/rate-limiter.js";
 import type { ServeConfig } from "./config.js";
 import { COMPLAINTS_COLLECTION } from "./domain/complaint.js";
 import { formatDateTime } from "./domain/date-time.js";
-import { COMPLAINT_SCHEDULE } from "./domain/publication-calendar.js";
+import { formatTimestamp, NOTICES_COLLECTION } from "./domain/notice.js";
+import { COMPLAINT_SCHEDULE, NOTICE_SCHEDULE } from "./domain/publication-calendar.js";
 import { buildApp } from "./http/build-app.js";
 import { CollectionFreshness } from "./http/collection-freshness.js";
 import { COMPLAINTS_PATH } from "./http/complaint-routes.js";
 import { createLogger } from "./http/create-logger.js";
+import { NOTICES_PATH } from "./http/notice-routes.js";
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
@@ -160,6 +162,16 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
           newestCreated: async () => {
             const newest = await complaints.newestCreatedAt();
             return newest === undefined ? undefined : formatDateTime(newest);
+          },
+        },
+        {
+          name: NOTICES_COLLECTION,
+          path: NOTICES_PATH,
+          schedule: NOTICE_SCHEDULE,
+          count: () => notices.count(),
+          newestCreated: async () => {
+            const newest = await notices.newestCreatedAt();
+            return newest === undefined ? undefined : formatTimestamp(newest);
           },
         },
       ],

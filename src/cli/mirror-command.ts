@@ -3,13 +3,22 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Command } from "commander";
 import { type MirrorConfig, mirrorConfig, type RawMirrorOptions } from "../config.js";
 import { COMPLAINTS_COLLECTION } from "../domain/complaint.js";
-import { dayOf, parseDate } from "../domain/date-time.js";
-import { nextPublicationAfter } from "../domain/publication-calendar.js";
+import { dayOf, parseDate, SECONDS_PER_DAY } from "../domain/date-time.js";
+import { formatTimestamp, NOTICES_COLLECTION } from "../domain/notice.js";
+import {
+  COMPLAINT_SCHEDULE,
+  NOTICE_SCHEDULE,
+  nextPublicationAfter,
+  type PublicationSchedule,
+} from "../domain/publication-calendar.js";
 import { mirrorComplaints } from "../ingest/complaint-mirror.js";
+import { mirrorNotices } from "../ingest/notice-mirror.js";
+import { StoreNoticeSink } from "../ingest/notice-store-sink.js";
 import { UpstreamClient } from "../ingest/upstream-client.js";
 import { openDatabase } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import { migrate } from "../store/migrate.js";
+import { NoticeStore } from "../store/notice-store.js";
 
 /** After a run that found nothing new although a publication was due: look again this much later. */
 const RECHECK_MINUTES = 60;
@@ -27,15 +36,12 @@ export function mirrorCommand(): Command {
       "the upstream API's base address, such as https://api.ftc.gov [env FTCAPI_UPSTREAM]",
     )
     .option("--api-key <key>", "a key for the upstream [env FTCAPI_UPSTREAM_API_KEY]")
-    .option("--collection <name>", "dnc, notices or all (default: dnc)")
-    .option(
-      "--since <date>",
-      "on a first run, copy complaints created from this day, YYYY-MM-DD (default: all)",
-    )
+    .option("--collection <name>", "dnc, notices or all (default: all)")
+    .option("--since <date>", "on a first run, copy records created from this day, YYYY-MM-DD (default: all)")
     .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
     .option(
       "--follow",
-      "keep running: mirror again after each scheduled publication (business days, about noon New York time)",
+      "keep running: mirror again after each scheduled publication (complaints: business days, about noon New York time; notices: daily)",
     )
     .option(
       "--follow-margin-minutes <n>",
@@ -48,13 +54,7 @@ export function mirrorCommand(): Command {
     .option("--insecure", "accept any certificate from the upstream (testing only)")
     .option("--retries <n>", "retries of a request on 5xx answers and network errors (default: 8)")
     .action(async (flags: RawMirrorOptions) => {
-      const config = mirrorConfig(flags);
-      if (config.collection !== "dnc") {
-        throw new Error(
-          `--collection ${config.collection}: notices mirroring needs the notices store, which this build does not have yet; use --collection dnc`,
-        );
-      }
-      await runMirror(config);
+      await runMirror(mirrorConfig(flags));
     });
 }
 
@@ -87,33 +87,70 @@ async function runMirror(config: MirrorConfig): Promise<void> {
   });
   const database = openDatabase(config.db);
   const since = config.since === undefined ? undefined : dayOf(parseDate(config.since)!);
+  const complaints = config.collection !== "notices";
+  const notices = config.collection !== "dnc";
+  const schedules: PublicationSchedule[] = [
+    ...(complaints ? [COMPLAINT_SCHEDULE] : []),
+    ...(notices ? [NOTICE_SCHEDULE] : []),
+  ];
   try {
     await migrate(database);
     const freshness = new FreshnessStore(database);
     for (;;) {
       let failed = false;
-      const started = performance.now();
-      try {
-        const result = await mirrorComplaints(database, client, {
-          sinceDay: since,
-          log,
-          signal: stopping.signal,
-        });
-        const seconds = (performance.now() - started) / 1000;
-        log(
-          `mirrored ${result.windows} day windows: ${result.fetched} complaints fetched, ${result.added} added, ${result.existing} already present, ${result.rejected} skipped; ${client.stats.requests} requests, ${client.stats.retries} retries, ${client.stats.rateLimited} rate-limit waits (${seconds.toFixed(1)} s)`,
-        );
-      } catch (err) {
-        if (stopping.signal.aborted) break;
-        if (!config.follow) throw err;
+      // Each collection is tried even when the other failed; the run then fails with the first error.
+      const errors: unknown[] = [];
+      if (complaints) {
+        try {
+          const started = performance.now();
+          const before = { ...client.stats };
+          const result = await mirrorComplaints(database, client, {
+            sinceDay: since,
+            log,
+            signal: stopping.signal,
+          });
+          const seconds = (performance.now() - started) / 1000;
+          log(
+            `mirrored ${result.windows} day windows: ${result.fetched} complaints fetched, ${result.added} added, ${result.existing} already present, ${result.rejected} skipped; ${requestsSince(client, before)} (${seconds.toFixed(1)} s)`,
+          );
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+      if (notices && !stopping.signal.aborted) {
+        try {
+          const started = performance.now();
+          const before = { ...client.stats };
+          const result = await mirrorNotices(client, new StoreNoticeSink(database), {
+            since: since === undefined ? undefined : formatTimestamp(since * SECONDS_PER_DAY),
+            log,
+            signal: stopping.signal,
+          });
+          if (result.added + result.changed > 0) await new NoticeStore(database).optimize();
+          await freshness.markChecked(client.identity, NOTICES_COLLECTION, Math.floor(Date.now() / 1000));
+          const seconds = (performance.now() - started) / 1000;
+          log(`notices: ${requestsSince(client, before)} (${seconds.toFixed(1)} s)`);
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+      if (stopping.signal.aborted) break;
+      if (errors.length > 0) {
+        if (!config.follow) {
+          if (errors.length > 1) log(`error: ${messageOf(errors[1])}`);
+          throw errors[0];
+        }
         failed = true;
-        log(`error: ${err instanceof Error ? err.message : String(err)}`);
+        for (const err of errors) log(`error: ${messageOf(err)}`);
       }
       if (!config.follow || stopping.signal.aborted) break;
       const now = Date.now();
-      const lastUpdated = await freshness.lastUpdated(COMPLAINTS_COLLECTION);
-      const due = nextPublicationAfter(now) + config.followMarginMinutes * 60_000;
-      // A copy that missed a publication (the upstream was late) looks again within the hour.
+      const due =
+        Math.min(...schedules.map((schedule) => nextPublicationAfter(now, schedule))) +
+        config.followMarginMinutes * 60_000;
+      // A complaints copy that missed a publication (the upstream was late) looks again within the
+      // hour; notices may rightly not change for days, so they are not rechecked.
+      const lastUpdated = complaints ? await freshness.lastUpdated(COMPLAINTS_COLLECTION) : undefined;
       const behind = lastUpdated !== undefined && nextPublicationAfter(lastUpdated * 1000) < now;
       const next = failed
         ? Math.min(due, now + RETRY_MINUTES * 60_000)
@@ -140,4 +177,14 @@ async function runMirror(config: MirrorConfig): Promise<void> {
     log("stopped");
     if (!config.follow) process.exitCode = 1;
   }
+}
+
+/** The requests, retries and rate-limit waits the client made since `before`, in words. */
+function requestsSince(client: UpstreamClient, before: UpstreamClient["stats"]): string {
+  const now = client.stats;
+  return `${now.requests - before.requests} requests, ${now.retries - before.retries} retries, ${now.rateLimited - before.rateLimited} rate-limit waits`;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -39,7 +39,9 @@ export interface StatusDocument {
 /**
  * The status of each collection. `next-update-due` is the first scheduled publication after the
  * last update (after now when none is recorded): when it has passed, the copy missed a
- * publication and `overdue` is true.
+ * publication and `overdue` is true. For a schedule whose publications may be empty (notices), a
+ * mirror run that finished after a due time and found nothing also counts: the due time is then
+ * the first publication after the later of the last update and the last mirror run.
  */
 export function statusDocument(
   facts: readonly CollectionFacts[],
@@ -48,10 +50,10 @@ export function statusDocument(
 ): StatusDocument {
   return {
     data: facts.map((fact) => {
-      const due = nextPublicationAfter(
-        fact.lastUpdatedSeconds === undefined ? nowMillis : fact.lastUpdatedSeconds * 1000,
-        fact.schedule,
-      );
+      const seen = fact.schedule.mayBeEmpty
+        ? Math.max(fact.lastUpdatedSeconds ?? -Infinity, fact.lastMirroredSeconds ?? -Infinity)
+        : (fact.lastUpdatedSeconds ?? -Infinity);
+      const due = nextPublicationAfter(Number.isFinite(seen) ? seen * 1000 : nowMillis, fact.schedule);
       return {
         type: "collection_status",
         id: fact.name,
@@ -63,7 +65,7 @@ export function statusDocument(
           "last-mirrored": isoSeconds(fact.lastMirroredSeconds),
           "next-update-due": new Date(due).toISOString(),
           overdue: due < nowMillis,
-          schedule: `each business day (US federal holidays observed) by about ${String(fact.schedule.hour).padStart(2, "0")}:00 ${fact.schedule.timeZone}`,
+          schedule: fact.schedule.description,
         },
       };
     }),

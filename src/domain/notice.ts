@@ -35,6 +35,9 @@ export const ENTITY_SEPARATOR = ";";
 
 export const NOTICE_TYPE = "early_termination_notice";
 
+/** The collection's name in freshness records, /v0/status and mirror progress: its path's last part. */
+export const NOTICES_COLLECTION = "hsr-early-termination-notices";
+
 /** The API attributes of a notice, in the live service's member order. */
 export interface NoticeAttributes {
   title: string;

@@ -18,12 +18,43 @@ export interface FederalHoliday {
 export interface PublicationSchedule {
   /** IANA zone of the publisher's clock. */
   timeZone: string;
-  /** Hour of the day (0-23, on that clock) by which a business day's publication is out. */
+  /** Hour of the day (0-24, on that clock; 24 is the day's end) by which a day's publication is out. */
   hour: number;
+  /** Which days publish: business days only, or every calendar day. */
+  days: "business" | "every";
+  /**
+   * True when a scheduled publication may legitimately bring nothing (notices: a day on which no
+   * deal received early termination), so an unchanged collection is not by itself behind: a
+   * mirror run after the due time, finding nothing, counts as current.
+   */
+  mayBeEmpty: boolean;
+  /** The schedule in words, for `/v0/status`. */
+  description: string;
 }
 
-/** Complaints: each business day by about noon in Washington. */
-export const COMPLAINT_SCHEDULE: PublicationSchedule = { timeZone: "America/New_York", hour: 12 };
+/** Complaints (spec 1.4): each business day by about noon in Washington; each publication brings complaints. */
+export const COMPLAINT_SCHEDULE: PublicationSchedule = {
+  timeZone: "America/New_York",
+  hour: 12,
+  days: "business",
+  mayBeEmpty: false,
+  description: "each business day (US federal holidays observed) by about 12:00 America/New_York",
+};
+
+/**
+ * Notices (spec 1.2): "updated daily with deals that receive early termination". The spec names
+ * no hour and no days off, so each calendar day is taken as a publication due by the end of that
+ * day on Washington's clock; a day without early terminations adds nothing, so the schedule may
+ * be empty.
+ */
+export const NOTICE_SCHEDULE: PublicationSchedule = {
+  timeZone: "America/New_York",
+  hour: 24,
+  days: "every",
+  mayBeEmpty: true,
+  description:
+    "every day by the end of the day (24:00) America/New_York; a day on which no deal received early termination adds nothing",
+};
 
 const DAY_MILLIS = 86_400_000;
 
@@ -174,7 +205,7 @@ export function localDayNumber(instantMillis: number, timeZone: string): number 
 
 /**
  * The instant at which the clock of `timeZone` reads `hour`:00 on the given day. Daylight saving
- * time is taken from the zone's rules for that day (noon is never inside a transition).
+ * time is taken from the zone's rules for that day (US transitions happen at 02:00, never at noon or midnight).
  */
 export function zonedInstant(dayNumber: number, hour: number, timeZone: string): number {
   const wall = dayNumber * DAY_MILLIS + hour * 3_600_000;
@@ -188,7 +219,8 @@ export function zonedInstant(dayNumber: number, hour: number, timeZone: string):
 
 /**
  * The first scheduled publication strictly after `afterMillis`: the schedule's hour on the first
- * business day (on the schedule's clock) on which that moment is still ahead.
+ * publishing day (a business day, or any day, on the schedule's clock) on which that moment is
+ * still ahead.
  */
 export function nextPublicationAfter(
   afterMillis: number,
@@ -196,7 +228,7 @@ export function nextPublicationAfter(
 ): number {
   let dayNumber = localDayNumber(afterMillis, schedule.timeZone);
   for (;;) {
-    if (isBusinessDay(dayNumber)) {
+    if (schedule.days === "every" || isBusinessDay(dayNumber)) {
       const instant = zonedInstant(dayNumber, schedule.hour, schedule.timeZone);
       if (instant > afterMillis) return instant;
     }

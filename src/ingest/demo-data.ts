@@ -1,4 +1,5 @@
 import { COMPLAINTS_COLLECTION, type Complaint } from "../domain/complaint.js";
+import { NOTICES_COLLECTION } from "../domain/notice.js";
 import { createComplaintWriter, type WriteResult } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
@@ -47,12 +48,17 @@ export async function loadDemoData(database: Database): Promise<WriteResult> {
 /** The demo notices: about as many as the live collection holds, seed 1. */
 export const DEMO_NOTICES = { rows: 28_000, seed: 1 } as const;
 
-/** Loads the deterministic demo notices, in one transaction. */
+/** Loads the deterministic demo notices, in one transaction that also records the collection's update time. */
 export async function loadDemoNotices(database: Database): Promise<NoticeWriteResult> {
   const notices = [...generateNoticeRows(DEMO_NOTICES)].map((values) => {
     const notice = noticeFromCsvRow(values);
     if (typeof notice === "string") throw new Error(`the generator made an unreadable notice: ${notice}`);
     return notice;
   });
-  return writeNotices(database, notices, Math.floor(Date.now() / 1000));
+  const freshness = new FreshnessStore(database);
+  const nowSeconds = Math.floor(Date.now() / 1000);
+  return writeNotices(database, notices, nowSeconds, {
+    also: (outcome) =>
+      outcome.added + outcome.changed > 0 ? [freshness.markUpdated(NOTICES_COLLECTION, nowSeconds)] : [],
+  });
 }

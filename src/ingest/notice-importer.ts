@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { gunzipSync } from "node:zlib";
 import { parse } from "csv-parse/sync";
-import { NOTICE_CSV_HEADER, type Notice } from "../domain/notice.js";
+import { NOTICE_CSV_HEADER, NOTICES_COLLECTION, type Notice } from "../domain/notice.js";
 import type { Database } from "../store/database.js";
+import { FreshnessStore } from "../store/freshness-store.js";
 import { writeNotices } from "../store/notice-writer.js";
 import { ImportFileError, type RejectedRow } from "./complaint-importer.js";
 import { noticeFromCsvRow, noticeFromResource } from "./notice-row.js";
@@ -76,7 +77,15 @@ export async function importNoticeFile(
     }
     options.onRejected?.({ file, line, reason });
   }
-  const written = await writeNotices(database, notices, options.nowSeconds ?? Math.floor(Date.now() / 1000));
+  const nowSeconds = options.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const freshness = new FreshnessStore(database);
+  // The collection's update time commits with the notices, so Last-Modified never runs ahead of them.
+  const written = await writeNotices(database, notices, nowSeconds, {
+    also: (outcome) =>
+      outcome.added + outcome.changed > 0
+        ? [freshness.markUpdated(NOTICES_COLLECTION, Math.floor(Date.now() / 1000))]
+        : [],
+  });
   result.added = written.added;
   result.changed = written.changed;
   result.unchanged = written.unchanged;

@@ -1,14 +1,14 @@
+import { NOTICES_COLLECTION } from "../domain/notice.js";
 import type { UpstreamClient } from "./upstream-client.js";
 
 /**
  * Mirroring of HSR early-termination notices from a JSON:API upstream (Drupal's, as served at
- * /v0/hsr-early-termination-notices). Not wired to a command yet: it writes through a `NoticeSink`,
- * which the notices store implements once it exists; until then `ftcapi mirror --collection
- * notices` refuses with "notices mirroring needs the notices store".
+ * /v0/hsr-early-termination-notices, or another ftcapi). It writes through a `NoticeSink`; the
+ * store's is `StoreNoticeSink` (notice-store-sink.ts).
  */
 
 export const NOTICES_PATH = "/v0/hsr-early-termination-notices";
-export const NOTICES_COLLECTION = "hsr-early-termination-notices";
+export { NOTICES_COLLECTION };
 /** Drupal's JSON:API caps page[limit] at 50. */
 export const NOTICE_PAGE_SIZE = 50;
 /** As for complaints: past this offset the window is narrowed to start at the last record's time. */
@@ -27,18 +27,26 @@ export interface MirroredNotice {
   /** ISO 8601 with offset, as served. */
   created: string;
   updated: string;
+  tags: string[];
   /** The revision from `links.self`'s `resourceVersion=id:<n>`, when present. */
   revision: string | undefined;
 }
 
-/** Where a notices mirror resumes: the created time of the last record written. */
+/**
+ * Where a notices mirror resumes: `createdFrom`, the created time of the last record written by
+ * the walk in created order; `updatedFrom`, the update time from which changed notices are looked
+ * for (the upstream's newest update when the copy began, then the last one written by the walk
+ * in update order).
+ */
 export interface NoticeCursor {
-  createdFrom: string;
+  createdFrom?: string;
+  updatedFrom?: string;
 }
 
 /**
  * The seam to the notices store. `write` stores a batch (a notice already stored is replaced when
- * its `updated` differs, else left alone) and moves the upstream's cursor, in one transaction.
+ * its content, revision or `updated` differs, else left alone) and moves the upstream's cursor, in
+ * one transaction.
  */
 export interface NoticeSink {
   cursor(upstream: string): Promise<NoticeCursor | undefined>;
@@ -46,13 +54,15 @@ export interface NoticeSink {
     upstream: string,
     notices: readonly MirroredNotice[],
     cursor: NoticeCursor,
-  ): Promise<{ added: number; existing: number }>;
+  ): Promise<{ added: number; changed: number; existing: number }>;
 }
 
 export interface NoticeMirrorResult {
   pages: number;
   fetched: number;
   added: number;
+  /** Notices already copied whose content, revision or update time the upstream changed since. */
+  changed: number;
   existing: number;
   rejected: number;
 }
@@ -62,12 +72,23 @@ interface JsonApiDocument {
   links?: { next?: unknown };
 }
 
+type WalkField = "created" | "updated";
+
 /**
- * Copies notices in ascending created order: `sort=created`,
- * `filter[created][value]=<cursor>&filter[created][operator]=>=`, `page[limit]=50`, stepping
- * `page[offset]` while the answer has `links.next`. Past NOTICE_OFFSET_CAP the window restarts at
- * the last record's created time (records met again are deduplicated by the sink). Each page is
- * written with the cursor at its last record, so an interrupted run resumes there.
+ * Copies notices in two walks, each paged with `page[limit]=50` and `page[offset]` while the
+ * answer has `links.next`, and narrowed past NOTICE_OFFSET_CAP to restart at the last record's
+ * time (records met again are left alone by the sink):
+ *
+ * 1. New notices, in ascending created order from the cursor: `sort=created`,
+ *    `filter[created][value]=<cursor>&filter[created][operator]=>=`.
+ * 2. Changed notices, in ascending update order: `sort=updated` with the same filter on
+ *    `updated`, from the update time saved by the last run. On a first run that time is the
+ *    upstream's newest `updated` as the run starts (one request, `sort=-updated`), so the second
+ *    walk of a first run only meets what changed while it ran.
+ *
+ * Each page is written with the cursor at its last record, so an interrupted run resumes there.
+ * Not picked up: notices deleted upstream (they stay in the copy), and a change whose `updated`
+ * the upstream sets earlier than an update the copy has already seen.
  */
 export async function mirrorNotices(
   client: UpstreamClient,
@@ -76,55 +97,95 @@ export async function mirrorNotices(
 ): Promise<NoticeMirrorResult> {
   const log = options.log ?? (() => {});
   const upstream = client.identity;
-  const result: NoticeMirrorResult = { pages: 0, fetched: 0, added: 0, existing: 0, rejected: 0 };
-  let from = (await sink.cursor(upstream))?.createdFrom ?? options.since;
-  let offset = 0;
-  for (;;) {
-    options.signal?.throwIfAborted();
-    const parameters: Record<string, string> = {
-      sort: "created",
-      "page[limit]": String(NOTICE_PAGE_SIZE),
-      "page[offset]": String(offset),
-    };
-    if (from !== undefined) {
-      parameters["filter[created][value]"] = from;
-      parameters["filter[created][operator]"] = ">=";
-    }
-    const body = (await client.getJson(NOTICES_PATH, parameters)) as JsonApiDocument | null;
-    if (!body || !Array.isArray(body.data)) {
-      throw new Error(`GET ${NOTICES_PATH}: the answer has no 'data' array; is this a JSON:API upstream?`);
-    }
-    result.pages++;
-    const notices: MirroredNotice[] = [];
-    for (const record of body.data) {
-      const notice = noticeFromRecord(record);
-      if (typeof notice === "string") {
-        result.rejected++;
-        log(`notice skipped: ${notice}`);
-        continue;
-      }
-      notices.push(notice);
-    }
-    const last = notices.at(-1);
-    if (last) {
-      const written = await sink.write(upstream, notices, { createdFrom: last.created });
-      result.added += written.added;
-      result.existing += written.existing;
-      result.fetched += notices.length;
-    }
-    const hasNext = typeof body.links?.next === "object" || typeof body.links?.next === "string";
-    if (!hasNext || body.data.length < NOTICE_PAGE_SIZE) break;
-    if (offset + NOTICE_PAGE_SIZE >= NOTICE_OFFSET_CAP && last && last.created !== from) {
-      from = last.created;
-      offset = 0;
-    } else {
-      offset += NOTICE_PAGE_SIZE;
-    }
+  const result: NoticeMirrorResult = {
+    pages: 0,
+    fetched: 0,
+    added: 0,
+    changed: 0,
+    existing: 0,
+    rejected: 0,
+  };
+  const saved = await sink.cursor(upstream);
+  const cursor: NoticeCursor = { ...saved };
+  if (cursor.createdFrom === undefined && options.since !== undefined) cursor.createdFrom = options.since;
+  if (saved?.createdFrom !== undefined)
+    log(`notices: resuming at created ${saved.createdFrom}, the last one written`);
+  if (cursor.updatedFrom === undefined) {
+    const newest = await fetchPage(client, { sort: "-updated", "page[limit]": "1" });
+    const first = newest.data[0];
+    const notice = first === undefined ? undefined : noticeFromRecord(first);
+    if (typeof notice === "object") cursor.updatedFrom = notice.updated;
   }
+
+  const walk = async (field: WalkField) => {
+    let from = field === "created" ? cursor.createdFrom : cursor.updatedFrom;
+    let offset = 0;
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const parameters: Record<string, string> = {
+        sort: field,
+        "page[limit]": String(NOTICE_PAGE_SIZE),
+        "page[offset]": String(offset),
+      };
+      if (from !== undefined) {
+        parameters[`filter[${field}][value]`] = from;
+        parameters[`filter[${field}][operator]`] = ">=";
+      }
+      const body = await fetchPage(client, parameters);
+      result.pages++;
+      const notices: MirroredNotice[] = [];
+      for (const record of body.data) {
+        const notice = noticeFromRecord(record);
+        if (typeof notice === "string") {
+          result.rejected++;
+          log(`notice skipped: ${notice}`);
+          continue;
+        }
+        notices.push(notice);
+      }
+      const last = notices.at(-1);
+      if (last) {
+        options.signal?.throwIfAborted();
+        if (field === "created") cursor.createdFrom = last.created;
+        else cursor.updatedFrom = last.updated;
+        const written = await sink.write(upstream, notices, { ...cursor });
+        result.added += written.added;
+        result.changed += written.changed;
+        result.existing += written.existing;
+        result.fetched += notices.length;
+        log(
+          `notices: page ${result.pages}: ${notices.length} notices by ${field} through ${last[field]}, ${written.added} added, ${written.changed} changed`,
+        );
+      }
+      const hasNext = typeof body.links?.next === "object" || typeof body.links?.next === "string";
+      if (!hasNext || body.data.length < NOTICE_PAGE_SIZE) break;
+      const lastValue = last === undefined ? undefined : last[field];
+      if (offset + NOTICE_PAGE_SIZE >= NOTICE_OFFSET_CAP && lastValue !== undefined && lastValue !== from) {
+        from = lastValue;
+        offset = 0;
+      } else {
+        offset += NOTICE_PAGE_SIZE;
+      }
+    }
+  };
+
+  await walk("created");
+  if (cursor.updatedFrom !== undefined) await walk("updated");
   log(
-    `mirrored notices: ${result.pages} pages, ${result.fetched} fetched, ${result.added} added, ${result.existing} already present, ${result.rejected} skipped`,
+    `mirrored notices: ${result.pages} pages, ${result.fetched} fetched, ${result.added} added, ${result.changed} changed, ${result.existing} already present, ${result.rejected} skipped`,
   );
   return result;
+}
+
+async function fetchPage(
+  client: UpstreamClient,
+  parameters: Record<string, string>,
+): Promise<{ data: unknown[]; links?: { next?: unknown } }> {
+  const body = (await client.getJson(NOTICES_PATH, parameters)) as JsonApiDocument | null;
+  if (!body || !Array.isArray(body.data)) {
+    throw new Error(`GET ${NOTICES_PATH}: the answer has no 'data' array; is this a JSON:API upstream?`);
+  }
+  return body as { data: unknown[]; links?: { next?: unknown } };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -154,6 +215,7 @@ export function noticeFromRecord(record: unknown): MirroredNotice | string {
   if (date !== "" && !/^\d{4}-\d{2}-\d{2}$/.test(date))
     return `${resource.id}: date '${date}' is not YYYY-MM-DD`;
   const entities = attributes["acquired-entities"];
+  const tags = attributes.tags;
   const self = typeof resource.links?.self === "string" ? resource.links.self : resource.links?.self?.href;
   const revision = typeof self === "string" ? /resourceVersion=id(?:%3A|:)(\d+)/i.exec(self)?.[1] : undefined;
   return {
@@ -170,6 +232,7 @@ export function noticeFromRecord(record: unknown): MirroredNotice | string {
     date,
     created,
     updated: text("updated") || created,
+    tags: Array.isArray(tags) ? tags.map(String) : typeof tags === "string" && tags !== "" ? [tags] : [],
     revision,
   };
 }

@@ -106,6 +106,17 @@ export class NoticeStore {
     return (await this.withValues([row]))[0];
   }
 
+  /** The newest notice's created time (seconds), or undefined when there is none. */
+  async newestCreatedAt(): Promise<number | undefined> {
+    const row = await this.database.db
+      .selectFrom("notices")
+      .select("created_at")
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined ? undefined : Number(row.created_at);
+  }
+
   /** Notices in the store, for status and tests. */
   async count(): Promise<number> {
     const row = await this.database.db

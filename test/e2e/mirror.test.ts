@@ -1,19 +1,21 @@
 import assert from "node:assert/strict";
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { parse } from "csv-parse/sync";
+import { stringify } from "csv-stringify/sync";
 import { isBusinessDay, localDayNumber, zonedInstant } from "../../src/domain/publication-calendar.js";
 import { openDatabase } from "../../src/store/database.js";
-import { REPO_ROOT, runCli } from "../support/cli.js";
+import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
 import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
-import { makeTempDirectory } from "../support/test-server.js";
+import { makeTempDirectory, startTestServer } from "../support/test-server.js";
 
 /** The source's key may make this many requests in any WINDOW_SECONDS: small, so the mirror meets 429. */
 const LIMIT = 60;
@@ -21,16 +23,30 @@ const WINDOW_SECONDS = 5;
 /** 3,000 complaints over 4 days: about 750 a day, so each day's window passes the offset cap (500) and is narrowed. */
 const ROWS = 3000;
 const DAYS = 4;
+/** 400 notices: 8 pages of 50, so a kill can land between pages. */
+const NOTICES = 400;
 
 interface Snapshot {
   rows: unknown[];
   counts: unknown[];
+  /** Every notice (all columns: ids, attributes, revisions, update times), by id. */
+  notices: Array<{ id: string; created_at: number | string; revision: number | string }>;
+  /** Every value of the notices' list attributes (acquired entities, tags). */
+  noticeValues: unknown[];
 }
 
-/** Every complaint (all columns) and every daily count of a store, in a fixed order. */
+/** Every complaint (all columns), every daily count and every notice of a store, in a fixed order. */
 async function snapshot(location: string): Promise<Snapshot> {
   const database = openDatabase(location);
   try {
+    const notices = await database.db.selectFrom("notices").selectAll().orderBy("id").execute();
+    const noticeValues = await database.db
+      .selectFrom("notice_values")
+      .selectAll()
+      .orderBy("notice_id")
+      .orderBy("field")
+      .orderBy("position")
+      .execute();
     const rows = await database.db.selectFrom("complaints").selectAll().orderBy("id").execute();
     const counts = await database.db
       .selectFrom("complaint_counts")
@@ -39,7 +55,7 @@ async function snapshot(location: string): Promise<Snapshot> {
       .orderBy("value")
       .orderBy("day")
       .execute();
-    return { rows, counts };
+    return { rows, counts, notices, noticeValues };
   } finally {
     await database.close();
   }
@@ -54,7 +70,22 @@ function rowsPerDay(snapshot: Snapshot): Map<number, number> {
   return days;
 }
 
-function assertSameCopy(copy: Snapshot, source: Snapshot): void {
+function assertSameCopy(
+  copy: Snapshot,
+  source: Snapshot,
+  collections: "all" | "dnc" | "notices" = "all",
+): void {
+  if (collections !== "notices") assertSameComplaints(copy, source);
+  if (collections === "dnc") {
+    assert.equal(copy.notices.length, 0, "--collection dnc copies no notices");
+    return;
+  }
+  assert.equal(copy.notices.length, source.notices.length, "as many notices as the source");
+  assert.deepEqual(copy.notices, source.notices, "same notice ids, attributes, revisions and update times");
+  assert.deepEqual(copy.noticeValues, source.noticeValues, "same acquired entities and tags");
+}
+
+function assertSameComplaints(copy: Snapshot, source: Snapshot): void {
   assert.equal(copy.rows.length, source.rows.length, "as many complaints as the source");
   assert.deepEqual(copy.rows, source.rows, "same ids and attributes");
   assert.deepEqual(copy.counts, source.counts, "same daily counts, so the same totals for every filter");
@@ -105,6 +136,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
   let sourceSnapshot: Snapshot;
   let key: string;
   let certFile: string;
+  let noticesCsv: string;
 
   before(async () => {
     const directory = await makeTempDirectory();
@@ -127,6 +159,20 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     assert.equal(generated.code, 0, generated.stderr);
     const imported = await runCli(["import", "dnc", "--quiet", "--db", sourceDb, csv]);
     assert.equal(imported.code, 0, imported.stderr);
+    noticesCsv = join(directory, "notices.csv");
+    const generatedNotices = await runCli([
+      "generate",
+      "notices",
+      "--rows",
+      String(NOTICES),
+      "--seed",
+      "5",
+      "--out",
+      noticesCsv,
+    ]);
+    assert.equal(generatedNotices.code, 0, generatedNotices.stderr);
+    const importedNotices = await runCli(["import", "notices", "--quiet", "--db", sourceDb, noticesCsv]);
+    assert.equal(importedNotices.code, 0, importedNotices.stderr);
     const created = await runCli([
       "keys",
       "create",
@@ -157,6 +203,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     if (!certFile.startsWith("/")) certFile = join(REPO_ROOT, certFile);
     sourceSnapshot = await snapshot(sourceDb);
     assert.equal(sourceSnapshot.rows.length, ROWS);
+    assert.equal(sourceSnapshot.notices.length, NOTICES);
   });
   after(() => source?.stop());
 
@@ -183,17 +230,15 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     key,
     "--ca",
     certFile,
-    "--collection",
-    "dnc",
     "--db",
     db,
     ...more,
   ];
 
   for (const dialect of DIALECTS) {
-    it(`copies every complaint into ${dialect}, waiting out 429 as Retry-After asks; a second run adds nothing`, async () => {
+    it(`copies every complaint and notice into ${dialect} (--collection all), waiting out 429 as Retry-After asks; a second run adds nothing`, async () => {
       const db = await freshDatabase(dialect);
-      const run = spawnMirror(mirrorArgs(db));
+      const run = spawnMirror(mirrorArgs(db, "--collection", "all"));
       await holdLimit(run);
       const first = { code: await run.exited, stdout: run.output() };
       assert.equal(first.code, 0, first.stdout);
@@ -205,14 +250,45 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
       assert.match(first.stdout, /[1-9]\d* rate-limit waits/);
       // About 750 complaints a day: more than the 10 shallow pages, so each window was narrowed.
       assert.match(first.stdout, /^2024-02-26: 7\d\d complaints, 1[6-9] pages$/m);
+      assert.match(
+        first.stdout,
+        new RegExp(`mirrored notices: \\d+ pages, \\d+ fetched, ${NOTICES} added, 0 changed`),
+      );
       assertSameCopy(await snapshot(db), sourceSnapshot);
+      // The copy answers as the source does: the same meta.count, the same first page.
+      const path = "/v0/hsr-early-termination-notices?sort=-date&page[limit]=5";
+      const sourceAnswer = await fetchRaw(`${source.httpsUrl}${path}`, {
+        headers: { "X-Api-Key": key },
+        ca: await readFile(certFile, "utf8"),
+      });
+      assert.equal(sourceAnswer.json().meta.count, NOTICES);
+      const copyKey = await createKeyWithCli(db, "copy@example.com");
+      const copy = await startTestServer({ db });
+      try {
+        const copyAnswer = await copy.get(path, { "X-Api-Key": copyKey });
+        assert.equal(copyAnswer.json().meta.count, NOTICES);
+        const withoutBase = (body: string, base: string) => JSON.parse(body.replaceAll(base, "BASE")).data;
+        assert.deepEqual(
+          withoutBase(copyAnswer.body, copy.httpsUrl),
+          withoutBase(sourceAnswer.body, source.httpsUrl),
+          "same records, links (but for the host) and revisions",
+        );
+      } finally {
+        await copy.stop();
+      }
 
+      // The default is --collection all: a second run adds nothing to either collection.
       const again = await runCli(["mirror", ...mirrorArgs(db)]);
       assert.equal(again.code, 0, again.stderr);
       assert.match(again.stdout, /resuming after 2024-02-28, the last day copied for good/);
       assert.match(
         again.stdout,
         /mirrored 1 day windows: (\d+) complaints fetched, 0 added, \1 already present/,
+      );
+      assert.match(again.stdout, /notices: resuming at created \S+, the last one written/);
+      assert.match(
+        again.stdout,
+        /mirrored notices: [1-3] pages, (\d+) fetched, 0 added, 0 changed, \1 already present/,
       );
       assertSameCopy(await snapshot(db), sourceSnapshot);
     });
@@ -239,6 +315,40 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
       assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
       assert.match(resumed.stdout, /resuming after 2024-02-2\d, the last day copied for good/);
       assert.doesNotMatch(resumed.stdout, /^2024-02-26:/m, "days copied for good are not fetched again");
+      assertSameCopy(await snapshot(db), sourceSnapshot);
+    });
+  }
+
+  for (const dialect of DIALECTS) {
+    it(`killed with SIGKILL among the notices (${dialect}), the next run keeps whole pages and continues at its cursor`, async () => {
+      const db = await freshDatabase(dialect);
+      const run = spawnMirror(mirrorArgs(db, "--collection", "all"));
+      await run.waitFor(/^notices: page 2: /m);
+      run.child.kill("SIGKILL");
+      await run.exited;
+      const partial = await snapshot(db);
+      assert.equal(partial.rows.length, ROWS, "the complaints were done before the notices began");
+      const kept = partial.notices.length;
+      assert.ok(kept >= 100 && kept < NOTICES, `${kept} notices after the kill`);
+      assert.equal(kept % 50, 0, "whole pages of 50 only");
+      // The pages are the first ones in created order (ties by id): nothing half written.
+      const inOrder = [...sourceSnapshot.notices].sort(
+        (a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      );
+      assert.deepEqual(
+        partial.notices.map((notice) => notice.id).sort(),
+        inOrder
+          .slice(0, kept)
+          .map((notice) => notice.id)
+          .sort(),
+      );
+
+      const resumed = await runCli(["mirror", ...mirrorArgs(db, "--collection", "notices")]);
+      assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+      assert.match(resumed.stdout, /notices: resuming at created \S+, the last one written/);
+      assert.doesNotMatch(resumed.stdout, /day windows/, "--collection notices leaves complaints alone");
+      const added = Number(/mirrored notices: \d+ pages, \d+ fetched, (\d+) added/.exec(resumed.stdout)?.[1]);
+      assert.equal(added, NOTICES - kept, "nothing added twice");
       assertSameCopy(await snapshot(db), sourceSnapshot);
     });
   }
@@ -299,7 +409,9 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
 
   it("--follow mirrors, schedules the next run after the next publication, and stops cleanly on SIGTERM", async () => {
     const db = await freshDatabase("sqlite");
-    const run = spawnMirror(mirrorArgs(db, "--follow", "--follow-margin-minutes", "20"));
+    const run = spawnMirror(
+      mirrorArgs(db, "--collection", "dnc", "--follow", "--follow-margin-minutes", "20"),
+    );
     await run.waitFor(/next mirror at \S+/);
     run.child.kill("SIGTERM");
     assert.equal(await run.exited, 0, run.output());
@@ -313,23 +425,14 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
       "20 minutes after noon in New York",
     );
     assert.ok(next > Date.now());
-    assertSameCopy(await snapshot(db), sourceSnapshot);
+    assertSameCopy(await snapshot(db), sourceSnapshot, "dnc");
   });
 
   it("refuses what it cannot do with a clear message", async () => {
     const db = await freshDatabase("sqlite");
-    const notices = await runCli([
-      "mirror",
-      ...mirrorArgs(db).slice(0, -4),
-      "--collection",
-      "notices",
-      "--db",
-      db,
-    ]);
-    assert.equal(notices.code, 1);
-    assert.match(notices.stderr, /notices mirroring needs the notices store/);
-    const all = await runCli(["mirror", ...mirrorArgs(db).slice(0, -4), "--collection", "all", "--db", db]);
-    assert.match(all.stderr, /notices mirroring needs the notices store/);
+    const unknown = await runCli(["mirror", ...mirrorArgs(db, "--collection", "complaints")]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /--collection must be dnc, notices or all; got 'complaints'/);
 
     const wrongKey = await runCli([
       "mirror",
@@ -341,5 +444,29 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     const untrusted = await runCli(["mirror", "--upstream", source.httpsUrl, "--api-key", key, "--db", db]);
     assert.equal(untrusted.code, 1);
     assert.match(untrusted.stderr, /self-signed certificate|unable to verify/i);
+  });
+
+  // Last: it changes the source, which the tests above compare against.
+  it("picks up notices changed upstream after they were copied: new content, revision and update time", async () => {
+    const db = await freshDatabase("sqlite");
+    const first = await runCli(["mirror", ...mirrorArgs(db, "--collection", "notices")]);
+    assert.equal(first.code, 0, `${first.stdout}\n${first.stderr}`);
+    assertSameCopy(await snapshot(db), sourceSnapshot, "notices");
+
+    // Two old notices corrected at the source: an import gives them revision 2 and a new update time.
+    const [header, ...rows] = parse(await readFile(noticesCsv, "utf8")) as string[][];
+    const corrected = rows.slice(0, 2).map((row) => [row[0]!, `${row[1]} (corrected)`, ...row.slice(2)]);
+    const changes = join(await makeTempDirectory(), "changes.csv");
+    await writeFile(changes, stringify([header!, ...corrected]));
+    const reimported = await runCli(["import", "notices", "--db", sourceDb, changes]);
+    assert.equal(reimported.code, 0, reimported.stderr);
+    assert.match(reimported.stdout, /0 added, 2 changed/);
+    const changedSource = await snapshot(sourceDb);
+    assert.equal(changedSource.notices.filter((notice) => Number(notice.revision) === 2).length, 2);
+
+    const again = await runCli(["mirror", ...mirrorArgs(db, "--collection", "notices")]);
+    assert.equal(again.code, 0, `${again.stdout}\n${again.stderr}`);
+    assert.match(again.stdout, /mirrored notices: \d+ pages, \d+ fetched, 0 added, 2 changed/);
+    assertSameCopy(await snapshot(db), changedSource, "notices");
   });
 });

@@ -14,8 +14,9 @@ import { UpstreamClient } from "../../src/ingest/upstream-client.js";
 /**
  * The notices mirror against the JSON:API contract (live-api.md): a small upstream that answers
  * as Drupal does (sort=created, filter[created][value|operator], page[limit] at most 50,
- * page[offset], links.next only when more rows exist) and refuses any other parameter. The notices
- * store does not exist yet, so the sink here is a stand-in keeping notices by id.
+ * page[offset], links.next only when more rows exist) and refuses any other parameter. The sink
+ * here keeps notices by id, so that the walk itself is tested; the store's sink is tested end to
+ * end in test/e2e/mirror.test.ts.
  */
 
 const NOTICES = 1200;
@@ -54,6 +55,8 @@ const ALLOWED = new Set([
   "page[offset]",
   "filter[created][value]",
   "filter[created][operator]",
+  "filter[updated][value]",
+  "filter[updated][operator]",
 ]);
 
 class MapSink implements NoticeSink {
@@ -64,12 +67,15 @@ class MapSink implements NoticeSink {
   }
   async write(_upstream: string, notices: readonly MirroredNotice[], cursor: NoticeCursor) {
     let added = 0;
+    let changed = 0;
     for (const notice of notices) {
-      if (!this.notices.has(notice.id)) added++;
+      const before = this.notices.get(notice.id);
+      if (!before) added++;
+      else if (before.updated !== notice.updated) changed++;
       this.notices.set(notice.id, notice);
     }
     this.saved = cursor;
-    return { added, existing: notices.length - added };
+    return { added, changed, existing: notices.length - added - changed };
   }
 }
 
@@ -86,12 +92,17 @@ describe("the notices mirror against the JSON:API contract", () => {
       const unknown = [...query.keys()].find((name) => !ALLOWED.has(name));
       const limit = Number(query.get("page[limit]") ?? 50);
       const offset = Number(query.get("page[offset]") ?? 0);
-      const operator = query.get("filter[created][operator]");
+      const sort = query.get("sort") ?? "";
+      const field = sort.replace(/^-/, "") as "created" | "updated";
+      const operator = query.get(`filter[${field}][operator]`);
       if (
         url.pathname !== "/v0/hsr-early-termination-notices" ||
         req.headers["x-api-key"] !== "k" ||
         unknown ||
-        query.get("sort") !== "created" ||
+        !["created", "updated", "-updated"].includes(sort) ||
+        [...query.keys()].some(
+          (name) => name.startsWith("filter[") && !name.startsWith(`filter[${field}]`),
+        ) ||
         limit > 50 ||
         (operator !== null && operator !== ">=")
       ) {
@@ -101,8 +112,15 @@ describe("the notices mirror against the JSON:API contract", () => {
         );
         return;
       }
-      const from = query.get("filter[created][value]");
-      const matching = ALL.filter((notice) => from === null || notice.attributes.created >= from);
+      const from = query.get(`filter[${field}][value]`);
+      const matching = ALL.filter((notice) => from === null || notice.attributes[field] >= from).sort(
+        (a, b) =>
+          (a.attributes[field] < b.attributes[field]
+            ? -1
+            : a.attributes[field] > b.attributes[field]
+              ? 1
+              : 0) * (sort.startsWith("-") ? -1 : 1),
+      );
       const page = matching.slice(offset, offset + limit);
       const links: Record<string, unknown> = { self: { href: `https://upstream${req.url}` } };
       if (offset + limit < matching.length) links.next = { href: `https://upstream/next` };
@@ -141,6 +159,16 @@ describe("the notices mirror against the JSON:API contract", () => {
       assert.equal(again.added, 0);
       assert.ok(again.fetched < NOTICES, "the second run starts at the cursor, not at the beginning");
       assert.equal(sink.notices.size, NOTICES);
+
+      // An old notice edited upstream: its update time moves past the newest the copy has seen.
+      const edited = ALL[3]!;
+      edited.attributes.title = "20110003: Acquirer 3; Target 3 (corrected)";
+      edited.attributes.updated = "2014-01-01T00:00:00+00:00";
+      const third = await mirrorNotices(client, sink);
+      assert.equal(third.changed, 1);
+      assert.equal(third.added, 0);
+      assert.equal(sink.notices.get(edited.id)!.title, "20110003: Acquirer 3; Target 3 (corrected)");
+      assert.equal(sink.saved?.updatedFrom, "2014-01-01T00:00:00+00:00");
     } finally {
       client.close();
     }

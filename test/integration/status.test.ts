@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { nextPublicationAfter } from "../../src/domain/publication-calendar.js";
+import { NOTICE_SCHEDULE, nextPublicationAfter } from "../../src/domain/publication-calendar.js";
 import { createKeyWithCli, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
@@ -16,6 +16,7 @@ for (const dialect of DIALECTS) {
     let db: string;
     let key: string;
     let csv: string;
+    let noticesCsv: string;
 
     before(async () => {
       db = await freshDatabase(dialect);
@@ -30,6 +31,16 @@ for (const dialect of DIALECTS) {
           "",
         ].join("\r\n"),
       );
+      noticesCsv = join(await makeTempDirectory(), "notices.csv");
+      await writeFile(
+        noticesCsv,
+        [
+          "transaction_number,acquiring_party,acquired_party,acquired_entities,date,created,updated",
+          "20240001,Acme Holdings,Widget Co.,Widget Co.;Widget Sales LLC,2024-01-05,2024-01-08T15:00:00+00:00,2024-01-08T15:00:00+00:00",
+          "20240002,Bolt Partners,Nut Inc.,Nut Inc.,2024-01-06,2024-01-09T16:30:00+00:00,2024-01-09T16:30:00+00:00",
+          "",
+        ].join("\n"),
+      );
       server = await startTestServer({ db });
     });
     after(() => server?.stop());
@@ -39,6 +50,11 @@ for (const dialect of DIALECTS) {
       assert.equal(res.status, 200, res.body);
       assert.match(String(res.headers["content-type"]), /^application\/json/);
       return res.json().data.find((entry: { id: string }) => entry.id === "dnc-complaints");
+    };
+    const noticeStatus = async () => {
+      const res = await server.get("/v0/status", { "X-Api-Key": key });
+      assert.equal(res.status, 200, res.body);
+      return res.json().data.find((entry: { id: string }) => entry.id === "hsr-early-termination-notices");
     };
 
     it("before any data: an empty collection, no update known, no Last-Modified", async () => {
@@ -107,6 +123,98 @@ for (const dialect of DIALECTS) {
       });
       assert.equal(bad.status, 400, "bad parameters are reported, not hidden behind 304");
       assert.equal(bad.headers["last-modified"], undefined);
+    });
+
+    it("reports both collections; notices: empty, no update known, no Last-Modified", async () => {
+      const res = await server.get("/v0/status", { "X-Api-Key": key });
+      assert.deepEqual(
+        res.json().data.map((entry: { id: string }) => entry.id),
+        ["dnc-complaints", "hsr-early-termination-notices"],
+      );
+      const entry = await noticeStatus();
+      assert.equal(entry.attributes.path, "/v0/hsr-early-termination-notices");
+      assert.equal(entry.attributes["record-count"], 0);
+      assert.equal(entry.attributes["newest-created-date"], null);
+      assert.equal(entry.attributes["last-updated"], null);
+      assert.equal(entry.attributes["last-mirrored"], null);
+      assert.equal(entry.attributes.overdue, false);
+      assert.match(entry.attributes.schedule, /^every day by the end of the day \(24:00\) America\/New_York/);
+      const list = await server.get("/v0/hsr-early-termination-notices", { "X-Api-Key": key });
+      assert.equal(list.status, 200);
+      assert.equal(list.headers["last-modified"], undefined);
+    });
+
+    it("notices: an import in another process sets count, newest created, update time and the next daily update", async () => {
+      const complaintsUpdated = (await status()).attributes["last-updated"];
+      const before = Math.floor(Date.now() / 1000);
+      const imported = await runCli(["import", "notices", "--db", db, noticesCsv]);
+      assert.equal(imported.code, 0, imported.stderr);
+      const after = Math.ceil(Date.now() / 1000);
+      const entry = await noticeStatus();
+      assert.equal(entry.attributes["record-count"], 2);
+      assert.equal(entry.attributes["newest-created-date"], "2024-01-09T16:30:00+00:00");
+      const updated = Date.parse(entry.attributes["last-updated"]) / 1000;
+      assert.ok(updated >= before && updated <= after, `${entry.attributes["last-updated"]}`);
+      const due = nextPublicationAfter(updated * 1000, NOTICE_SCHEDULE);
+      assert.equal(entry.attributes["next-update-due"], new Date(due).toISOString());
+      const clock = new Intl.DateTimeFormat("en-US", {
+        timeZone: "America/New_York",
+        hourCycle: "h23",
+        hour: "2-digit",
+        minute: "2-digit",
+      }).format(new Date(due));
+      assert.equal(clock, "00:00", "the end of a day on the New York clock");
+      assert.ok(due - updated * 1000 <= 86_400_000 + 3_600_000, "within the day after the update");
+      assert.equal((await status()).attributes["last-updated"], complaintsUpdated, "complaints untouched");
+
+      // The same file again changes nothing, so the collection did not change.
+      const again = await runCli(["import", "notices", "--db", db, noticesCsv]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stdout, /0 added, 0 changed, 2 unchanged/);
+      assert.equal((await noticeStatus()).attributes["last-updated"], entry.attributes["last-updated"]);
+    });
+
+    it("notices answers carry Last-Modified; If-Modified-Since not older gets 304", async () => {
+      const entry = await noticeStatus();
+      const lastModified = new Date(entry.attributes["last-updated"]).toUTCString();
+      const list = await server.get("/v0/hsr-early-termination-notices", { "X-Api-Key": key });
+      assert.equal(list.status, 200);
+      assert.equal(list.headers["last-modified"], lastModified);
+      const id = list.json().data[0].id;
+      for (const path of [
+        `/v0/hsr-early-termination-notices/${id}`,
+        `/v0/hsr-early-termination-notices/${id}/relationships/node_type`,
+        `/v0/hsr-early-termination-notices?filter[id][value]=${id}`,
+      ]) {
+        const single = await server.get(path, { "X-Api-Key": key });
+        assert.equal(single.status, 200, path);
+        assert.equal(single.headers["last-modified"], lastModified, path);
+      }
+
+      const unchanged = await server.get("/v0/hsr-early-termination-notices", {
+        "X-Api-Key": key,
+        "If-Modified-Since": lastModified,
+      });
+      assert.equal(unchanged.status, 304);
+      assert.equal(unchanged.body, "");
+      const older = await server.get("/v0/hsr-early-termination-notices", {
+        "X-Api-Key": key,
+        "If-Modified-Since": new Date(Date.parse(lastModified) - 1000).toUTCString(),
+      });
+      assert.equal(older.status, 200);
+      assert.equal(older.json().meta.count, 2);
+
+      const bad = await server.get("/v0/hsr-early-termination-notices?page[limit]=500", {
+        "X-Api-Key": key,
+        "If-Modified-Since": lastModified,
+      });
+      assert.equal(bad.status, 400, "bad parameters are reported, not hidden behind 304");
+      assert.equal(bad.headers["last-modified"], undefined);
+      const missing = await server.get(
+        "/v0/hsr-early-termination-notices/00000000-0000-4000-8000-000000000000",
+        { "X-Api-Key": key, "If-Modified-Since": lastModified },
+      );
+      assert.equal(missing.status, 404);
     });
 
     it("refuses parameters it does not take", async () => {
