@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import BetterSqlite3 from "better-sqlite3";
+import { REPO_ROOT, runCli } from "../support/cli.js";
+import { fetchRaw, type TestResponse } from "../support/https-client.js";
+import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
+import { makeTempDirectory } from "../support/test-server.js";
+
+/** Rows in the extract: enough that its one transaction stays open for many seconds. */
+const ROWS = 300_000;
+const LIMIT = 500;
+/** Keyed requests to send while the import's transaction is open, at most. */
+const REQUESTS = 40;
+/** A generous bound: a counted request that waited for the import would take the busy timeout (10 s). */
+const SLOW_MILLIS = 3000;
+
+// SQLite only: there an import holds the database file's write lock for a whole extract, and the
+// counters every keyed request writes must not wait for it. PostgreSQL locks rows, not the database.
+describe("keyed requests during a long SQLite import", () => {
+  let directory: string;
+  let db: string;
+  let extract: string;
+  let key: string;
+  let server: ServeProcess;
+  let ca: string;
+
+  before(async () => {
+    directory = await makeTempDirectory();
+    db = join(directory, "ftcapi.db");
+    extract = join(directory, "DNC_Complaint_Numbers_2024-03-01.csv");
+    const generated = await runCli([
+      "generate",
+      "dnc",
+      "--rows",
+      String(ROWS),
+      "--days",
+      "30",
+      "--end",
+      "2024-03-01",
+      "--seed",
+      "41",
+      "--out",
+      extract,
+    ]);
+    assert.equal(generated.code, 0, generated.stderr);
+    const created = await runCli([
+      "keys",
+      "create",
+      "--db",
+      db,
+      "--email",
+      "reader@example.com",
+      "--limit-per-hour",
+      String(LIMIT),
+    ]);
+    assert.equal(created.code, 0, created.stderr);
+    key = created.stdout.trim().split("\n").at(-1)!;
+    server = await startServeProcess([
+      "--db",
+      db,
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--http-port",
+      "0",
+      "--log-level",
+      "warn",
+    ]);
+    ca = await readFile(join(directory, "tls-cert.pem"), "utf8");
+  });
+  after(() => server?.stop());
+
+  const complaints = (): Promise<TestResponse> =>
+    fetchRaw(`${server.httpsUrl}/v0/dnc-complaints?items_per_page=1`, { headers: { "X-Api-Key": key }, ca });
+
+  it("answers every keyed request at once and keeps counting exactly while the import's transaction is open", async (t) => {
+    // Whether some process holds the main file's write lock: a second writer is refused at once.
+    const probe = new BetterSqlite3(db, { timeout: 0 });
+    const writeLockHeld = (): boolean => {
+      try {
+        probe.exec("begin immediate");
+        probe.exec("rollback");
+        return false;
+      } catch (err) {
+        if ((err as { code?: string }).code === "SQLITE_BUSY") return true;
+        throw err;
+      }
+    };
+
+    const first = await complaints();
+    assert.equal(first.status, 200, first.body);
+    assert.equal(first.headers["x-ratelimit-remaining"], String(LIMIT - 1));
+
+    const importer = spawn(
+      process.execPath,
+      ["--import", "tsx", "src/cli/ftcapi.ts", "import", "dnc", "--db", db, extract],
+      { cwd: REPO_ROOT },
+    );
+    let output = "";
+    importer.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    importer.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    const exitCode = new Promise<number | null>((resolve) => importer.on("exit", (code) => resolve(code)));
+    let running = true;
+    void exitCode.then(() => {
+      running = false;
+    });
+
+    try {
+      while (running && !writeLockHeld()) await sleep(20);
+      assert.ok(running, `the import ended before its transaction was seen open:\n${output}`);
+
+      // Each answer counts as inside the transaction when the lock was held before and after it
+      // and the answer does not see the file's rows yet (they appear only at commit).
+      const answers: { status: number; remaining: number; millis: number; total: number }[] = [];
+      while (answers.length < REQUESTS && writeLockHeld()) {
+        const started = performance.now();
+        const res = await complaints();
+        const millis = performance.now() - started;
+        if (!writeLockHeld()) break;
+        assert.equal(res.status, 200, `a keyed request during the import: ${res.status} ${res.body}`);
+        answers.push({
+          status: res.status,
+          remaining: Number(res.headers["x-ratelimit-remaining"]),
+          millis,
+          total: res.json().meta["record-total"],
+        });
+        await sleep(100);
+      }
+      t.diagnostic(
+        `${answers.length} keyed requests inside the import's transaction; slowest ${Math.round(Math.max(...answers.map((answer) => answer.millis)))} ms`,
+      );
+      assert.ok(
+        answers.length >= 10,
+        `only ${answers.length} requests fitted in the transaction:\n${output}`,
+      );
+      answers.forEach((answer, index) => {
+        assert.equal(answer.total, 0, "the answer saw rows of the uncommitted file");
+        assert.ok(answer.millis < SLOW_MILLIS, `request ${index} took ${Math.round(answer.millis)} ms`);
+        assert.equal(answer.remaining, LIMIT - 2 - index, `X-RateLimit-Remaining of request ${index}`);
+      });
+
+      assert.equal(await exitCode, 0, output);
+      assert.match(output, new RegExp(`${ROWS} rows, ${ROWS} added`));
+      const afterImport = await complaints();
+      assert.equal(afterImport.status, 200);
+      assert.equal(afterImport.json().meta["record-total"], ROWS);
+      assert.equal(afterImport.headers["x-ratelimit-remaining"], String(LIMIT - 2 - answers.length));
+
+      // The counts are in the counter file beside the database, and the key commands read them there.
+      assert.ok((await stat(`${db}-counters`)).size > 0);
+      const counted = answers.length + 2;
+      const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
+      assert.equal(usage.code, 0, usage.stderr);
+      assert.match(usage.stdout, new RegExp(`^${counted} requests by ${key.slice(0, 6)}\\.\\.\\.`, "m"));
+      const list = await runCli(["keys", "list", "--db", db]);
+      assert.equal(list.code, 0, list.stderr);
+      const row = list.stdout.split("\n").find((line) => line.startsWith(key.slice(0, 6)));
+      assert.ok(row && !/\bnever\b/.test(row), `keys list shows the key as never used:\n${list.stdout}`);
+    } finally {
+      if (running) importer.kill("SIGKILL");
+      probe.close();
+    }
+  });
+});
