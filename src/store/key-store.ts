@@ -42,8 +42,14 @@ export class KeyStore {
     return { ...key, id, lastUsedAt: null };
   }
 
-  /** Inserts the key unless one with the same hash exists. */
+  /** Inserts the key unless one with the same hash exists (read first: usually it does, and reading never waits). */
   async insertIfAbsent(key: NewApiKey): Promise<void> {
+    const existing = await this.database.db
+      .selectFrom("api_keys")
+      .select("id")
+      .where("hash", "=", key.hash)
+      .executeTakeFirst();
+    if (existing) return;
     await this.database.db
       .insertInto("api_keys")
       .values(toRow(key))

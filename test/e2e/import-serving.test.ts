@@ -59,26 +59,27 @@ describe("keyed requests during a long SQLite import", () => {
     ]);
     assert.equal(created.code, 0, created.stderr);
     key = created.stdout.trim().split("\n").at(-1)!;
-    server = await startServeProcess([
-      "--db",
-      db,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--http-port",
-      "0",
-      "--log-level",
-      "warn",
-    ]);
+    server = await startServeProcess(serveFlags());
     ca = await readFile(join(directory, "tls-cert.pem"), "utf8");
   });
   after(() => server?.stop());
 
-  const complaints = (): Promise<TestResponse> =>
-    fetchRaw(`${server.httpsUrl}/v0/dnc-complaints?items_per_page=1`, { headers: { "X-Api-Key": key }, ca });
+  const serveFlags = () => [
+    "--db",
+    db,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--http-port",
+    "0",
+    "--log-level",
+    "warn",
+  ];
+  const complaints = (target = server): Promise<TestResponse> =>
+    fetchRaw(`${target.httpsUrl}/v0/dnc-complaints?items_per_page=1`, { headers: { "X-Api-Key": key }, ca });
 
-  it("answers every keyed request at once and keeps counting exactly while the import's transaction is open", async (t) => {
+  it("answers every keyed request at once, in a server started before the import and one started during it, counting exactly", async (t) => {
     // Whether some process holds the main file's write lock: a second writer is refused at once.
     const probe = new BetterSqlite3(db, { timeout: 0 });
     const writeLockHeld = (): boolean => {
@@ -114,16 +115,29 @@ describe("keyed requests during a long SQLite import", () => {
       running = false;
     });
 
+    let second: ServeProcess | undefined;
+    let secondStart: Promise<ServeProcess> | undefined;
     try {
       while (running && !writeLockHeld()) await sleep(20);
       assert.ok(running, `the import ended before its transaction was seen open:\n${output}`);
+      // A server (or a restarted worker) starting now must not wait for the import either.
+      secondStart = startServeProcess(serveFlags(), 60_000);
+      void secondStart.then(
+        (started) => {
+          second = started;
+        },
+        () => {},
+      );
 
       // Each answer counts as inside the transaction when the lock was held before and after it
       // and the answer does not see the file's rows yet (they appear only at commit).
-      const answers: { status: number; remaining: number; millis: number; total: number }[] = [];
+      const answers: { status: number; remaining: number; millis: number; total: number; second: boolean }[] =
+        [];
       while (answers.length < REQUESTS && writeLockHeld()) {
+        // Once the second server is up, requests alternate between the two processes.
+        const target = second && answers.length % 2 === 1 ? second : server;
         const started = performance.now();
-        const res = await complaints();
+        const res = await complaints(target);
         const millis = performance.now() - started;
         if (!writeLockHeld()) break;
         assert.equal(res.status, 200, `a keyed request during the import: ${res.status} ${res.body}`);
@@ -132,6 +146,7 @@ describe("keyed requests during a long SQLite import", () => {
           remaining: Number(res.headers["x-ratelimit-remaining"]),
           millis,
           total: res.json().meta["record-total"],
+          second: target !== server,
         });
         await sleep(100);
       }
@@ -168,6 +183,8 @@ describe("keyed requests during a long SQLite import", () => {
     } finally {
       if (running) importer.kill("SIGKILL");
       probe.close();
+      const started = await secondStart?.catch(() => undefined);
+      await started?.stop();
     }
   });
 });
