@@ -13,8 +13,10 @@ import { makeTempDirectory } from "../support/test-server.js";
 /** Rows in the extract: enough that its one transaction stays open for many seconds. */
 const ROWS = 300_000;
 const LIMIT = 500;
-/** Keyed requests to send while the import's transaction is open, at most. */
-const REQUESTS = 40;
+/** Keyed requests to send while the import's transaction is open, of which some by the second server. */
+const REQUESTS = 30;
+const SECOND_REQUESTS = 6;
+const MAX_REQUESTS = 200;
 /** A generous bound: a counted request that waited for the import would take the busy timeout (10 s). */
 const SLOW_MILLIS = 3000;
 
@@ -121,10 +123,12 @@ describe("keyed requests during a long SQLite import", () => {
       while (running && !writeLockHeld()) await sleep(20);
       assert.ok(running, `the import ended before its transaction was seen open:\n${output}`);
       // A server (or a restarted worker) starting now must not wait for the import either.
+      const secondStarted = performance.now();
       secondStart = startServeProcess(serveFlags(), 60_000);
       void secondStart.then(
         (started) => {
           second = started;
+          t.diagnostic(`second server up in ${Math.round(performance.now() - secondStarted)} ms`);
         },
         () => {},
       );
@@ -133,7 +137,9 @@ describe("keyed requests during a long SQLite import", () => {
       // and the answer does not see the file's rows yet (they appear only at commit).
       const answers: { status: number; remaining: number; millis: number; total: number; second: boolean }[] =
         [];
-      while (answers.length < REQUESTS && writeLockHeld()) {
+      const enough = () =>
+        answers.length >= REQUESTS && answers.filter((answer) => answer.second).length >= SECOND_REQUESTS;
+      while (!enough() && answers.length < MAX_REQUESTS && writeLockHeld()) {
         // Once the second server is up, requests alternate between the two processes.
         const target = second && answers.length % 2 === 1 ? second : server;
         const started = performance.now();
@@ -150,12 +156,17 @@ describe("keyed requests during a long SQLite import", () => {
         });
         await sleep(100);
       }
+      const fromSecond = answers.filter((answer) => answer.second).length;
       t.diagnostic(
-        `${answers.length} keyed requests inside the import's transaction; slowest ${Math.round(Math.max(...answers.map((answer) => answer.millis)))} ms`,
+        `${answers.length} keyed requests inside the import's transaction (${fromSecond} by the server started during it); slowest ${Math.round(Math.max(...answers.map((answer) => answer.millis)))} ms`,
       );
       assert.ok(
         answers.length >= 10,
         `only ${answers.length} requests fitted in the transaction:\n${output}`,
+      );
+      assert.ok(
+        fromSecond >= 3,
+        `the server started during the import answered ${fromSecond} requests in it`,
       );
       answers.forEach((answer, index) => {
         assert.equal(answer.total, 0, "the answer saw rows of the uncommitted file");
