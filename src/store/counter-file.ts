@@ -45,6 +45,8 @@ const COUNTER_MIGRATIONS: readonly string[] = [
      key_id integer not null, hour integer not null, count integer not null,
      constraint key_usage_pk primary key (key_id, hour)
    ) without rowid;`,
+  // 2: which database the counters belong to (see bindToDatabase).
+  "create table if not exists counted_database (identity text not null);",
 ];
 
 /**
@@ -63,6 +65,7 @@ export function openCounterFile(file: string, legacy?: BetterSqlite3.Database): 
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("busy_timeout = 10000");
     migrateCounterFile(sqlite, legacy);
+    if (legacy) bindToDatabase(sqlite, legacy);
   } catch (err) {
     sqlite.close();
     throw err;
@@ -95,6 +98,38 @@ function migrateCounterFile(
       sqlite.pragma(`user_version = ${COUNTER_MIGRATIONS.length}`);
     })
     .immediate();
+}
+
+/**
+ * Empties the counters when they belong to another database than `main`: a database deleted and
+ * made again (its key ids start over) must not inherit the old keys' counts through a counter file
+ * left behind. A database is known by when its first migration ran, which only reading it tells.
+ */
+function bindToDatabase(sqlite: BetterSqlite3.Database, main: BetterSqlite3.Database): void {
+  const identity = databaseIdentity(main);
+  if (identity === undefined) return;
+  const bound = sqlite.prepare("select identity from counted_database").pluck();
+  if (bound.get() === identity) return;
+  sqlite
+    .transaction(() => {
+      const current = bound.get() as string | undefined;
+      if (current === identity) return;
+      if (current !== undefined) sqlite.exec("delete from rate_buckets; delete from key_usage;");
+      sqlite.exec("delete from counted_database");
+      sqlite.prepare("insert into counted_database (identity) values (?)").run(identity);
+    })
+    .immediate();
+}
+
+function databaseIdentity(main: BetterSqlite3.Database): string | undefined {
+  const migrations = main
+    .prepare("select 1 from sqlite_master where type = 'table' and name = 'kysely_migration'")
+    .get();
+  if (!migrations) return undefined;
+  return main
+    .prepare("select timestamp from kysely_migration where name = '001-complaints-keys-settings'")
+    .pluck()
+    .get() as string | undefined;
 }
 
 /** Copies counters an earlier version kept in the main file (a read there: it never waits on an import). */

@@ -241,4 +241,31 @@ describe("rate-limit counters beside a SQLite database", () => {
     const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
     assert.match(usage.stdout, /^5 requests by /m);
   });
+
+  it("a database made again beside an old counter file does not inherit its counts", async () => {
+    const db = await freshDatabase("sqlite");
+    const first = await createKey(db, "--limit-per-hour", "10");
+    let server = await startTestServer({ db });
+    try {
+      for (let index = 0; index < 3; index++) {
+        assert.equal((await server.get("/v0/status", { "X-Api-Key": first })).status, 200);
+      }
+    } finally {
+      await server.stop();
+    }
+    // The database deleted and made again; its first key gets the same id as the old one.
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${db}${suffix}`, { force: true });
+    assert.ok(existsSync(`${db}-counters`));
+    const second = await createKey(db, "--limit-per-hour", "10");
+    server = await startTestServer({ db });
+    try {
+      const res = await server.get("/v0/status", { "X-Api-Key": second });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers["x-ratelimit-remaining"], "9");
+    } finally {
+      await server.stop();
+    }
+    const usage = await runCli(["keys", "usage", second.slice(0, 6), "--db", db]);
+    assert.match(usage.stdout, /^1 requests by /m);
+  });
 });
