@@ -54,18 +54,19 @@ const COUNTER_MIGRATIONS: readonly string[] = [
  * connection, so that counting a request never waits for the main file's write lock, which an
  * import holds for a whole extract. WAL, like the main file, so readers never wait on writers.
  *
- * `legacy` is the main database's connection: when the counter file is created, counters that an
- * earlier version kept in the main file's `rate_buckets` and `key_usage` are carried over in the
- * same transaction, so limits and usage history continue across the upgrade.
+ * `main` is the database's own connection, only read: the counter file is bound to that database
+ * (see bindToDatabase), and when the counter file is created, counters that an earlier version kept
+ * in the main file's `rate_buckets` and `key_usage` are carried over in the same transaction, so
+ * limits and usage history continue across the upgrade.
  */
-export function openCounterFile(file: string, legacy?: BetterSqlite3.Database): CounterFile {
+export function openCounterFile(file: string, main?: BetterSqlite3.Database): CounterFile {
   const sqlite = new BetterSqlite3(file);
   try {
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("busy_timeout = 10000");
-    migrateCounterFile(sqlite, legacy);
-    if (legacy) bindToDatabase(sqlite, legacy);
+    migrateCounterFile(sqlite, main);
+    if (main) bindToDatabase(sqlite, main);
   } catch (err) {
     sqlite.close();
     throw err;
@@ -81,10 +82,7 @@ export function openCounterFile(file: string, legacy?: BetterSqlite3.Database): 
   };
 }
 
-function migrateCounterFile(
-  sqlite: BetterSqlite3.Database,
-  legacy: BetterSqlite3.Database | undefined,
-): void {
+function migrateCounterFile(sqlite: BetterSqlite3.Database, main: BetterSqlite3.Database | undefined): void {
   const current = () => sqlite.pragma("user_version", { simple: true }) as number;
   if (current() >= COUNTER_MIGRATIONS.length) return;
   // IMMEDIATE: two processes starting at once serialise here; the second sees the first's version.
@@ -94,7 +92,7 @@ function migrateCounterFile(
       for (let version = from; version < COUNTER_MIGRATIONS.length; version++) {
         sqlite.exec(COUNTER_MIGRATIONS[version]!);
       }
-      if (from === 0 && legacy) carryOverLegacyCounters(sqlite, legacy);
+      if (from === 0 && main) carryOverLegacyCounters(sqlite, main);
       sqlite.pragma(`user_version = ${COUNTER_MIGRATIONS.length}`);
     })
     .immediate();
@@ -133,11 +131,11 @@ function databaseIdentity(main: BetterSqlite3.Database): string | undefined {
 }
 
 /** Copies counters an earlier version kept in the main file (a read there: it never waits on an import). */
-function carryOverLegacyCounters(sqlite: BetterSqlite3.Database, legacy: BetterSqlite3.Database): void {
-  const has = legacy.prepare("select 1 from sqlite_master where type = 'table' and name = ?");
+function carryOverLegacyCounters(sqlite: BetterSqlite3.Database, main: BetterSqlite3.Database): void {
+  const has = main.prepare("select 1 from sqlite_master where type = 'table' and name = ?");
   if (has.get("rate_buckets")) {
     const insert = sqlite.prepare("insert into rate_buckets (subject, bucket, count) values (?, ?, ?)");
-    for (const row of legacy
+    for (const row of main
       .prepare("select subject, bucket, count from rate_buckets")
       .raw()
       .iterate() as Iterable<[string, number, number]>) {
@@ -146,7 +144,7 @@ function carryOverLegacyCounters(sqlite: BetterSqlite3.Database, legacy: BetterS
   }
   if (has.get("key_usage")) {
     const insert = sqlite.prepare("insert into key_usage (key_id, hour, count) values (?, ?, ?)");
-    for (const row of legacy.prepare("select key_id, hour, count from key_usage").raw().iterate() as Iterable<
+    for (const row of main.prepare("select key_id, hour, count from key_usage").raw().iterate() as Iterable<
       [number, number, number]
     >) {
       insert.run(...row);
