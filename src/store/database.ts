@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
+import { type CounterFile, type CounterSchema, counterFileOf, openCounterFile } from "./counter-file.js";
 import type { Schema } from "./schema.js";
 import { isDatabaseReady } from "./unavailable.js";
 
@@ -10,6 +11,11 @@ interface DatabaseBase {
   readonly db: Kysely<Schema>;
   /** The SQLite file (absolute), or the PostgreSQL URL without its password. */
   readonly location: string;
+  /**
+   * Where the per-request counters (`rate_buckets`, `key_usage`) are: on SQLite the counter file
+   * beside the database (opened, created and migrated on first use), on PostgreSQL the database.
+   */
+  counterDb(): Kysely<CounterSchema>;
   /** True when a trivial query succeeds within a second. */
   ready(): Promise<boolean>;
   close(): Promise<void>;
@@ -18,8 +24,10 @@ interface DatabaseBase {
 /** The embedded default: one SQLite file, shared by processes through its WAL. */
 export interface SqliteDatabase extends DatabaseBase {
   readonly dialect: "sqlite";
-  /** The driver, for the bulk writer's and the rate limiter's prepared statements. */
+  /** The driver, for the bulk writer's prepared statements. */
   readonly sqlite: BetterSqlite3.Database;
+  /** The counter file (`<file>-counters`), opened on first use; the rate limiter counts there. */
+  counters(): CounterFile;
 }
 
 /** A PostgreSQL server, for several processes and machines. */
@@ -50,7 +58,9 @@ export interface OpenOptions {
 
 /**
  * Opens the store at `location`: a `postgres://` URL, or a SQLite file path (created with its
- * directory if needed). WAL mode lets SQLite keep serving while an importer in another process writes.
+ * directory if needed). WAL mode lets SQLite keep serving while an importer in another process writes;
+ * the counters every request writes are in a separate file (see `counterFileOf`), so they never wait
+ * for an importer's write lock on this one.
  */
 export function openDatabase(location: string, options: OpenOptions = {}): Database {
   if (isPostgresUrl(location)) return openPostgres(location, options);
@@ -63,13 +73,25 @@ export function openDatabase(location: string, options: OpenOptions = {}): Datab
   sqlite.pragma("cache_size = -65536");
   sqlite.pragma("temp_store = MEMORY");
   const db = new Kysely<Schema>({ dialect: new SqliteDialect({ database: sqlite }) });
+  let counterFile: CounterFile | undefined;
+  const counters = () => {
+    counterFile ??= openCounterFile(counterFileOf(file), sqlite);
+    return counterFile;
+  };
   return {
     db,
     dialect: "sqlite",
     sqlite,
     location: file,
-    ready: () => isDatabaseReady(() => sql`select 1`.execute(db)),
+    counters,
+    counterDb: () => counters().db,
+    ready: () =>
+      isDatabaseReady(async () => {
+        await sql`select 1`.execute(db);
+        if (counterFile) await sql`select 1`.execute(counterFile.db);
+      }),
     async close() {
+      await counterFile?.close();
       await db.destroy();
     },
   };
@@ -93,6 +115,8 @@ function openPostgres(url: string, options: OpenOptions): PostgresDatabase {
     dialect: "postgres",
     pool,
     location: shown.toString(),
+    // The counter tables are plain tables of the database (migration 001).
+    counterDb: () => db as unknown as Kysely<CounterSchema>,
     ready: () => isDatabaseReady(() => sql`select 1`.execute(db)),
     async close() {
       await db.destroy();

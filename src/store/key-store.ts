@@ -42,8 +42,14 @@ export class KeyStore {
     return { ...key, id, lastUsedAt: null };
   }
 
-  /** Inserts the key unless one with the same hash exists. */
+  /** Inserts the key unless one with the same hash exists (read first: usually it does, and reading never waits). */
   async insertIfAbsent(key: NewApiKey): Promise<void> {
+    const existing = await this.database.db
+      .selectFrom("api_keys")
+      .select("id")
+      .where("hash", "=", key.hash)
+      .executeTakeFirst();
+    if (existing) return;
     await this.database.db
       .insertInto("api_keys")
       .values(toRow(key))
@@ -60,21 +66,21 @@ export class KeyStore {
     return rows.map(toRecord);
   }
 
-  /** Every key, oldest first, with when each was last used. */
+  /** Every key, oldest first, with when each was last used (the start of its last hour with a request). */
   async list(): Promise<ApiKeyRecord[]> {
-    const rows = await this.database.db
-      .selectFrom("api_keys")
-      .selectAll("api_keys")
-      .select((eb) =>
-        eb
-          .selectFrom("key_usage")
-          .select((inner) => inner.fn.max("key_usage.hour").as("hour"))
-          .whereRef("key_usage.key_id", "=", "api_keys.id")
-          .as("last_hour"),
-      )
-      .orderBy("id")
+    const rows = await this.database.db.selectFrom("api_keys").selectAll().orderBy("id").execute();
+    // Usage is in the counters (on SQLite another file), so it is read apart and joined here.
+    const lastHours = await this.database
+      .counterDb()
+      .selectFrom("key_usage")
+      .select((eb) => ["key_id", eb.fn.max("hour").as("hour")])
+      .groupBy("key_id")
       .execute();
-    return rows.map((row) => ({ ...toRecord(row), lastUsedAt: row.last_used_at ?? row.last_hour ?? null }));
+    const lastHourOf = new Map(lastHours.map((row) => [row.key_id, Number(row.hour)]));
+    return rows.map((row) => ({
+      ...toRecord(row),
+      lastUsedAt: row.last_used_at ?? lastHourOf.get(row.id) ?? null,
+    }));
   }
 
   async setStatus(prefix: string, status: KeyStatus): Promise<number> {
@@ -100,18 +106,22 @@ export class KeyStore {
     return Number(result.numUpdatedRows);
   }
 
+  /** Deletes the keys with `prefix` and their usage history (their rate-limit buckets expire with the window). */
   async delete(prefix: string): Promise<number> {
     const keys = await this.findByPrefix(prefix);
+    const counters = this.database.counterDb();
     for (const key of keys) {
-      await this.database.db.deleteFrom("key_usage").where("key_id", "=", key.id).execute();
+      // The key first: once it is gone no request counts against it, so no usage is left behind.
       await this.database.db.deleteFrom("api_keys").where("id", "=", key.id).execute();
+      await counters.deleteFrom("key_usage").where("key_id", "=", key.id).execute();
     }
     return keys.length;
   }
 
   /** Requests per hour of a key since `sinceSeconds`, oldest first; hours without requests are absent. */
   async usage(keyId: number, sinceSeconds: number): Promise<HourlyUsage[]> {
-    return this.database.db
+    return this.database
+      .counterDb()
       .selectFrom("key_usage")
       .select(["hour", "count"])
       .where("key_id", "=", keyId)

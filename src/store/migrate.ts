@@ -72,22 +72,9 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
 
         // Rolling-window rate limits: hits per subject (a key, or an address for DEMO_KEY and
         // sign-up) per bucket of a fraction of the window; shared by every process on the database.
-        await db.schema
-          .createTable("rate_buckets")
-          .addColumn("subject", "text", (col) => col.notNull())
-          .addColumn("bucket", seconds, (col) => col.notNull())
-          .addColumn("count", "integer", (col) => col.notNull())
-          .addPrimaryKeyConstraint("rate_buckets_pk", ["subject", "bucket"])
-          .modifyEnd(clustered)
-          .execute();
-        await db.schema
-          .createTable("key_usage")
-          .addColumn("key_id", "integer", (col) => col.notNull())
-          .addColumn("hour", seconds, (col) => col.notNull())
-          .addColumn("count", "integer", (col) => col.notNull())
-          .addPrimaryKeyConstraint("key_usage_pk", ["key_id", "hour"])
-          .modifyEnd(clustered)
-          .execute();
+        // On SQLite they live in the counter file (src/store/counter-file.ts), which has its own
+        // schema history; databases made before that keep unused copies here.
+        if (!sqlite) await createCounterTables(db);
 
         await db.schema
           .createTable("settings")
@@ -181,6 +168,24 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
   };
 }
 
+/** `rate_buckets` and `key_usage` in the main database (PostgreSQL). */
+async function createCounterTables(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable("rate_buckets")
+    .addColumn("subject", "text", (col) => col.notNull())
+    .addColumn("bucket", "bigint", (col) => col.notNull())
+    .addColumn("count", "integer", (col) => col.notNull())
+    .addPrimaryKeyConstraint("rate_buckets_pk", ["subject", "bucket"])
+    .execute();
+  await db.schema
+    .createTable("key_usage")
+    .addColumn("key_id", "integer", (col) => col.notNull())
+    .addColumn("hour", "bigint", (col) => col.notNull())
+    .addColumn("count", "integer", (col) => col.notNull())
+    .addPrimaryKeyConstraint("key_usage_pk", ["key_id", "hour"])
+    .execute();
+}
+
 /**
  * `ftcapi_rate_hit`: atomically checks every window and, only when all have room, counts the hit
  * (and the key's hourly usage). Locks are taken per subject in sorted order, so concurrent hits
@@ -238,4 +243,6 @@ export async function migrate(database: Database): Promise<void> {
   const migrator = new Migrator({ db: database.db, provider, allowUnorderedMigrations: true });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;
+  // The SQLite counter file: created and brought up to date on opening.
+  if (database.dialect === "sqlite") database.counters();
 }

@@ -44,8 +44,10 @@ export function bucketSecondsOf(windowSeconds: number): number {
 }
 
 /**
- * SQLite counters: one IMMEDIATE transaction per hit takes the database's write lock, which
- * serialises hits from every worker and process on the file.
+ * SQLite counters: one IMMEDIATE transaction per hit takes the write lock of the counter file
+ * (`<database>-counters`, src/store/counter-file.ts), which serialises hits from every worker and
+ * process on the database. The counter file is not the main file, so a hit never waits for an
+ * import, which holds the main file's write lock for a whole extract.
  */
 export class SqliteRateLimitStore implements RateLimitStore {
   private readonly sumStatement: BetterSqlite3.Statement<
@@ -62,7 +64,7 @@ export class SqliteRateLimitStore implements RateLimitStore {
   ) => HitResult;
 
   constructor(database: SqliteDatabase) {
-    const sqlite = database.sqlite;
+    const sqlite = database.counters().sqlite;
     this.sumStatement = sqlite.prepare(
       "select sum(count) as used, min(bucket) as oldest from rate_buckets where subject = ? and bucket > ? and bucket <= ?",
     );
@@ -168,6 +170,10 @@ export class PostgresRateLimitStore implements RateLimitStore {
   }
 
   async purge(olderThanSeconds: number): Promise<void> {
-    await this.database.db.deleteFrom("rate_buckets").where("bucket", "<", olderThanSeconds).execute();
+    await this.database
+      .counterDb()
+      .deleteFrom("rate_buckets")
+      .where("bucket", "<", olderThanSeconds)
+      .execute();
   }
 }

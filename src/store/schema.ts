@@ -101,13 +101,15 @@ export interface MirrorStateTable {
   checked_at: number | null;
 }
 
+/**
+ * The main database's tables. `rate_buckets` and `key_usage` are in `CounterSchema`
+ * (src/store/counter-file.ts): reach them through `Database.counterDb()`.
+ */
 export interface Schema {
   complaints: ComplaintTable;
   complaint_counts: ComplaintCountTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;
-  rate_buckets: RateBucketTable;
-  key_usage: KeyUsageTable;
   notices: NoticeTable;
   notice_values: NoticeValueTable;
   collection_updates: CollectionUpdateTable;

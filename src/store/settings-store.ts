@@ -13,8 +13,13 @@ export class SettingsStore {
     return row?.value;
   }
 
-  /** Stores `value` unless the setting exists, and returns the stored value: the first writer wins. */
+  /**
+   * Stores `value` unless the setting exists, and returns the stored value: the first writer wins.
+   * Reads first, so that a server starting while an import holds SQLite's write lock does not wait.
+   */
   async getOrCreate(name: string, create: () => string): Promise<string> {
+    const existing = await this.get(name);
+    if (existing !== undefined) return existing;
     await this.database.db
       .insertInto("settings")
       .values({ name, value: create() })

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import { existsSync, rmSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import BetterSqlite3 from "better-sqlite3";
 import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
@@ -181,5 +183,89 @@ for (const dialect of DIALECTS) {
       assert.match(list.stdout, /2\/hour/);
       for (const line of list.stdout.trim().split("\n").slice(1)) assert.match(line, /^\S{6}\s/);
     });
+
+    it("keys list shows when a key was last used; keys delete removes the key and its usage", async () => {
+      const used = await createKey(db);
+      const unused = await createKey(db);
+      for (let index = 0; index < 3; index++) {
+        assert.equal((await server.get("/v0/status", { "X-Api-Key": used })).status, 200);
+      }
+      const lineOf = (list: string, key: string) =>
+        list.split("\n").find((line) => line.startsWith(key.slice(0, 6))) ?? "";
+      const list = (await runCli(["keys", "list", "--db", db])).stdout;
+      const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString().slice(0, 16);
+      assert.ok(lineOf(list, used).includes(hour.replace("T", " ")), `last used this hour:\n${list}`);
+      assert.match(lineOf(list, unused), /\bnever\b/);
+
+      const deleted = await runCli(["keys", "delete", used.slice(0, 6), "--db", db]);
+      assert.equal(deleted.code, 0, deleted.stderr);
+      assert.equal(lineOf((await runCli(["keys", "list", "--db", db])).stdout, used), "");
+      const usage = await runCli(["keys", "usage", used.slice(0, 6), "--db", db]);
+      assert.notEqual(usage.code, 0);
+      assert.match(usage.stderr, /no key starts with/);
+    });
   });
 }
+
+describe("rate-limit counters beside a SQLite database", () => {
+  it("are kept in <db>-counters, and counters an earlier version kept in the database carry over", async () => {
+    const db = await freshDatabase("sqlite");
+    const key = await createKey(db, "--limit-per-hour", "10");
+    assert.ok(existsSync(`${db}-counters`), "the counter file is made with the database");
+    // As an earlier version left it: counters in the main file, and no counter file yet.
+    const main = new BetterSqlite3(db);
+    const keyId = (
+      main.prepare("select id from api_keys where prefix = ?").get(key.slice(0, 6)) as { id: number }
+    ).id;
+    const nowSeconds = Math.floor(Date.now() / 1000);
+    main.exec(`
+      create table rate_buckets (subject text not null, bucket integer not null, count integer not null,
+        primary key (subject, bucket)) without rowid;
+      create table key_usage (key_id integer not null, hour integer not null, count integer not null,
+        primary key (key_id, hour)) without rowid;`);
+    main
+      .prepare("insert into rate_buckets values (?, ?, 4)")
+      .run(`key:${keyId}`, Math.floor(nowSeconds / 60) * 60);
+    main.prepare("insert into key_usage values (?, ?, 4)").run(keyId, Math.floor(nowSeconds / 3600) * 3600);
+    main.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${db}-counters${suffix}`, { force: true });
+
+    const server = await startTestServer({ db });
+    try {
+      const res = await server.get("/v0/status", { "X-Api-Key": key });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers["x-ratelimit-remaining"], "5", "4 carried over, and this one");
+    } finally {
+      await server.stop();
+    }
+    const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
+    assert.match(usage.stdout, /^5 requests by /m);
+  });
+
+  it("a database made again beside an old counter file does not inherit its counts", async () => {
+    const db = await freshDatabase("sqlite");
+    const first = await createKey(db, "--limit-per-hour", "10");
+    let server = await startTestServer({ db });
+    try {
+      for (let index = 0; index < 3; index++) {
+        assert.equal((await server.get("/v0/status", { "X-Api-Key": first })).status, 200);
+      }
+    } finally {
+      await server.stop();
+    }
+    // The database deleted and made again; its first key gets the same id as the old one.
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${db}${suffix}`, { force: true });
+    assert.ok(existsSync(`${db}-counters`));
+    const second = await createKey(db, "--limit-per-hour", "10");
+    server = await startTestServer({ db });
+    try {
+      const res = await server.get("/v0/status", { "X-Api-Key": second });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers["x-ratelimit-remaining"], "9");
+    } finally {
+      await server.stop();
+    }
+    const usage = await runCli(["keys", "usage", second.slice(0, 6), "--db", db]);
+    assert.match(usage.stdout, /^1 requests by /m);
+  });
+});
