@@ -1,4 +1,4 @@
-import { COMPLAINT_CSV_HEADER, type Complaint, complaintId } from "../domain/complaint.js";
+import { COMPLAINT_CSV_HEADER, type Complaint, complaintIdFromText } from "../domain/complaint.js";
 import { parseDateTime } from "../domain/date-time.js";
 
 /**
@@ -6,8 +6,11 @@ import { parseDateTime } from "../domain/date-time.js";
  * it cannot be read. Values are kept exactly as published, messy ones included (the real extracts
  * hold caller numbers such as "833number" or "781558****"); a row is unreadable only when it has
  * the wrong number of fields or a time that is not one, since every complaint is ordered by time.
+ *
+ * `occurrences` counts the identical rows seen so far in the same file, keyed by the id the row
+ * gets as a first occurrence; identical rows after the first get ids of their own.
  */
-export function complaintFromRow(values: readonly string[], occurrence: number): Complaint | string {
+export function complaintFromRow(values: readonly string[], occurrences: Map<string, number>): Complaint | string {
   if (values.length !== COMPLAINT_CSV_HEADER.length) {
     return `expected ${COMPLAINT_CSV_HEADER.length} fields, found ${values.length}`;
   }
@@ -25,8 +28,12 @@ export function complaintFromRow(values: readonly string[], occurrence: number):
   if (createdAt === null) return `Created_Date is not a time as YYYY-MM-DD HH:MM:SS: '${created}'`;
   const violationAt = parseDateTime(violation);
   if (violationAt === null) return `Violation_Date is not a time as YYYY-MM-DD HH:MM:SS: '${violation}'`;
+  const joined = values.join("\u001f");
+  const firstId = complaintIdFromText(joined, 0, createdAt);
+  const occurrence = occurrences.get(firstId) ?? 0;
+  occurrences.set(firstId, occurrence + 1);
   return {
-    id: complaintId(values, occurrence, createdAt),
+    id: occurrence === 0 ? firstId : complaintIdFromText(joined, occurrence, createdAt),
     companyPhoneNumber: phone,
     createdAt,
     violationAt,

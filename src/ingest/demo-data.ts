@@ -15,10 +15,7 @@ export async function loadDemoData(database: Database): Promise<WriteResult> {
     let batch: Complaint[] = [];
     const occurrences = new Map<string, number>();
     for (const values of generateComplaintRows({ ...DEMO_COMPLAINTS, endSeconds: startOfTodaySeconds() })) {
-      const key = values.join("\u001f");
-      const occurrence = occurrences.get(key) ?? 0;
-      occurrences.set(key, occurrence + 1);
-      const complaint = complaintFromRow(values, occurrence);
+      const complaint = complaintFromRow(values, occurrences);
       if (typeof complaint === "string")
         throw new Error(`the generator made an unreadable row: ${complaint}`);
       batch.push(complaint);
