@@ -10,7 +10,10 @@ import { parseDateTime } from "../domain/date-time.js";
  * `occurrences` counts the identical rows seen so far in the same file, keyed by the id the row
  * gets as a first occurrence; identical rows after the first get ids of their own.
  */
-export function complaintFromRow(values: readonly string[], occurrences: Map<string, number>): Complaint | string {
+export function complaintFromRow(
+  values: readonly string[],
+  occurrences: Map<string, number>,
+): Complaint | string {
   if (values.length !== COMPLAINT_CSV_HEADER.length) {
     return `expected ${COMPLAINT_CSV_HEADER.length} fields, found ${values.length}`;
   }
