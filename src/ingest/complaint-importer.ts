@@ -7,6 +7,7 @@ import { createComplaintWriter } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
 import { complaintFromRow } from "./complaint-row.js";
 import { readCsvRecords } from "./csv-records.js";
+import { OutOfWindowError, RowOccurrences } from "./row-occurrences.js";
 
 export interface RejectedRow {
   file: string;
@@ -61,6 +62,35 @@ export async function importComplaintFile(
   file: string,
   options: ImportOptions = {},
 ): Promise<FileImportResult> {
+  let reportedThroughLine = 0;
+  const firstPass: ImportOptions = {
+    ...options,
+    onRejected: (row) => {
+      reportedThroughLine = row.line;
+      options.onRejected?.(row);
+    },
+  };
+  try {
+    return await importOnce(database, file, firstPass, new RowOccurrences());
+  } catch (err) {
+    if (!(err instanceof OutOfWindowError)) throw err;
+    // A row far older than those before it: read the file again remembering every row.
+    const secondPass: ImportOptions = {
+      ...options,
+      onRejected: (row) => {
+        if (row.line > reportedThroughLine) options.onRejected?.(row);
+      },
+    };
+    return importOnce(database, file, secondPass, new RowOccurrences(null));
+  }
+}
+
+async function importOnce(
+  database: Database,
+  file: string,
+  options: ImportOptions,
+  occurrences: RowOccurrences,
+): Promise<FileImportResult> {
   const batchSize = options.batchSize ?? 5000;
   const totalBytes = (await stat(file)).size;
   const writer = createComplaintWriter(database);
@@ -75,7 +105,6 @@ export async function importComplaintFile(
   if (text !== raw) raw.on("error", (err) => text.destroy(err));
 
   const result: FileImportResult = { file, rows: 0, added: 0, existing: 0, rejected: 0 };
-  const occurrences = new Map<string, number>();
   let batch: Complaint[] = [];
   let headerSeen = false;
   try {
@@ -121,7 +150,7 @@ export async function importComplaintFile(
     return result;
   } catch (err) {
     await writer.rollback();
-    if (err instanceof ImportFileError) throw err;
+    if (err instanceof ImportFileError || err instanceof OutOfWindowError) throw err;
     const message = err instanceof Error ? err.message : String(err);
     throw new ImportFileError(file, `cannot be read as CSV (${message}); nothing of it was written`);
   } finally {

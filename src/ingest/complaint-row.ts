@@ -1,5 +1,6 @@
 import { COMPLAINT_CSV_HEADER, type Complaint, complaintIdFromText } from "../domain/complaint.js";
 import { parseDateTime } from "../domain/date-time.js";
+import type { RowOccurrences } from "./row-occurrences.js";
 
 /**
  * Reads one extract row (its eight values, as published) into a complaint, or returns the reason
@@ -7,13 +8,10 @@ import { parseDateTime } from "../domain/date-time.js";
  * hold caller numbers such as "833number" or "781558****"); a row is unreadable only when it has
  * the wrong number of fields or a time that is not one, since every complaint is ordered by time.
  *
- * `occurrences` counts the identical rows seen so far in the same file, keyed by the id the row
- * gets as a first occurrence; identical rows after the first get ids of their own.
+ * `occurrences` counts the identical rows seen so far in the same file; identical rows after the
+ * first get ids of their own.
  */
-export function complaintFromRow(
-  values: readonly string[],
-  occurrences: Map<string, number>,
-): Complaint | string {
+export function complaintFromRow(values: readonly string[], occurrences: RowOccurrences): Complaint | string {
   if (values.length !== COMPLAINT_CSV_HEADER.length) {
     return `expected ${COMPLAINT_CSV_HEADER.length} fields, found ${values.length}`;
   }
@@ -33,8 +31,7 @@ export function complaintFromRow(
   if (violationAt === null) return `Violation_Date is not a time as YYYY-MM-DD HH:MM:SS: '${violation}'`;
   const joined = values.join("\u001f");
   const firstId = complaintIdFromText(joined, 0, createdAt);
-  const occurrence = occurrences.get(firstId) ?? 0;
-  occurrences.set(firstId, occurrence + 1);
+  const occurrence = occurrences.next(firstId, createdAt);
   return {
     id: occurrence === 0 ? firstId : complaintIdFromText(joined, occurrence, createdAt),
     companyPhoneNumber: phone,

@@ -3,6 +3,7 @@ import { createComplaintWriter, type WriteResult } from "../store/complaint-writ
 import type { Database } from "../store/database.js";
 import { generateComplaintRows, startOfTodaySeconds } from "./complaint-generator.js";
 import { complaintFromRow } from "./complaint-row.js";
+import { RowOccurrences } from "./row-occurrences.js";
 
 /** The demo dataset: 200,000 complaints over the 30 days before today (UTC), seed 1. */
 export const DEMO_COMPLAINTS = { rows: 200_000, days: 30, seed: 1 } as const;
@@ -13,7 +14,7 @@ export async function loadDemoData(database: Database): Promise<WriteResult> {
   try {
     await writer.begin();
     let batch: Complaint[] = [];
-    const occurrences = new Map<string, number>();
+    const occurrences = new RowOccurrences();
     for (const values of generateComplaintRows({ ...DEMO_COMPLAINTS, endSeconds: startOfTodaySeconds() })) {
       const complaint = complaintFromRow(values, occurrences);
       if (typeof complaint === "string")
