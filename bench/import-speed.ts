@@ -4,7 +4,8 @@
  * sqlite3's own `.import` takes to load the same file into a bare table, in the same run.
  * Each load runs `--runs` times (default 3), interleaved with the baseline; the table shows medians
  * and the ratio to the baseline's median rate.
- * Usage: npm run bench:import -- [--rows N] [--dialect sqlite|postgres|both] [--runs R]
+ * `--compare DIR` (repeatable) also times the build in DIR (an earlier version, built) on SQLite.
+ * Usage: npm run bench:import -- [--rows N] [--dialect sqlite|postgres|both] [--runs R] [--compare DIR]
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     rows: { type: "string", default: "2000000" },
     dialect: { type: "string", default: "both" },
     runs: { type: "string", default: "3" },
+    compare: { type: "string", multiple: true },
   },
 });
 const rows = Number(values.rows);
@@ -81,6 +83,19 @@ async function sqliteRun(): Promise<void> {
     timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
   );
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
+  for (const directory of values.compare ?? []) {
+    const build = join(directory, "dist", "cli", "ftcapi.js");
+    record(
+      `the same, SQLite, empty database, by the build in ${directory}`,
+      timed(() => {
+        const result = spawnSync(process.execPath, [build, "import", "dnc", "--quiet", "--db", target, csv], {
+          encoding: "utf8",
+        });
+        if (result.status !== 0) throw new Error(result.stderr);
+      }),
+    );
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
+  }
 }
 
 async function postgresRun(url: string, run: number): Promise<void> {

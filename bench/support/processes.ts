@@ -67,6 +67,7 @@ export function serve(args: string[]): Promise<Served> {
 }
 
 export interface WrkResult {
+  requests: number;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -110,9 +111,11 @@ export function wrk(
   const out = result.stdout;
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN),
     requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),
-    p50Ms: milliseconds(/50%\s+(\S+)/.exec(out)?.[1] ?? ""),
-    p99Ms: milliseconds(/99%\s+(\S+)/.exec(out)?.[1] ?? ""),
+    // Anchored: the thread statistics above hold percentages such as "97.50%".
+    p50Ms: milliseconds(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ""),
+    p99Ms: milliseconds(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ""),
     errors: errors ? errors.slice(1).reduce((sum, value) => sum + Number(value), 0) : 0,
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
   };

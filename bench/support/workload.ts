@@ -29,7 +29,7 @@ export interface Shape {
   parameters(samples: Samples, random: () => number): Record<string, string>;
   /**
    * How the page is chosen once the total is known: "start" (offset 0), "spread" (uniform up to
-   * the total), "end" (the last page). Single-record shapes have none.
+   * the total), "end" (one of the last 200 pages). Single-record shapes have none.
    */
   offset?: "start" | "spread" | "end";
 }
@@ -66,7 +66,7 @@ const created = (samples: Samples, random: () => number) => {
 /** Every documented filter combination of /v0/dnc-complaints, plus single records. */
 export const SHAPES: Shape[] = [
   { name: "all", path: COMPLAINTS, weight: 2, offset: "spread", parameters: () => ({}) },
-  { name: "all, last page", path: COMPLAINTS, weight: 1, offset: "end", parameters: () => ({}) },
+  { name: "all, near the end", path: COMPLAINTS, weight: 1, offset: "end", parameters: () => ({}) },
   {
     name: "created_date",
     path: COMPLAINTS,
@@ -81,11 +81,12 @@ export const SHAPES: Shape[] = [
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => {
-      const [from, to] = range(samples, random);
-      return {
-        created_date_from: `${from} ${timeOfDay(random)}`,
-        created_date_to: `${to} ${timeOfDay(random)}`,
-      };
+      const [fromDay, toDay] = range(samples, random);
+      const from = `${fromDay} ${timeOfDay(random)}`;
+      const to = `${toDay} ${timeOfDay(random)}`;
+      return from <= to
+        ? { created_date_from: from, created_date_to: to }
+        : { created_date_from: to, created_date_to: from };
     },
   },
   {
