@@ -13,9 +13,6 @@ import type { SqliteDatabase } from "./database.js";
  * built at `commit`, inside the same transaction: building an index once is far cheaper than
  * updating it row by row, and a rollback restores them.
  */
-/** Page cache for building indexes after a first load, KiB. */
-const BULK_CACHE_KIB = 512 * 1024;
-
 export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly insertStatement: BetterSqlite3.Statement;
   private readonly countStatement: BetterSqlite3.Statement;
@@ -91,20 +88,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.countStatement.run(name, value, Number(day), count);
     }
     this.counts.clear();
-    if (this.bulk) {
-      // The index builds sort every row: with room for the sort in memory and a second thread for
-      // it, they take less time. The connection's usual settings come back afterwards.
-      const cacheSize = this.database.sqlite.pragma("cache_size", { simple: true });
-      this.database.sqlite.pragma(`cache_size = -${BULK_CACHE_KIB}`);
-      this.database.sqlite.pragma("threads = 2");
-      try {
-        for (const statement of createSecondaryIndexStatements(this.database.db))
-          this.database.sqlite.exec(statement);
-      } finally {
-        this.database.sqlite.pragma(`cache_size = ${cacheSize}`);
-        this.database.sqlite.pragma("threads = 0");
-      }
-    }
+    if (this.bulk)
+      for (const statement of createSecondaryIndexStatements(this.database.db))
+        this.database.sqlite.exec(statement);
     this.database.sqlite.exec("commit");
     this.open = false;
     return { added: this.added, existing: this.existing };
