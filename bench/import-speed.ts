@@ -5,10 +5,12 @@
  * Each load runs `--runs` times (default 3), interleaved with the baseline; the table shows medians
  * and the ratio to the baseline's median rate.
  * `--compare DIR` (repeatable) also times the build in DIR (an earlier version, built) on SQLite.
+ * `--keep FILE` keeps the SQLite database of the first run there (for the load benchmark's --db).
  * Usage: npm run bench:import -- [--rows N] [--dialect sqlite|postgres|both] [--runs R] [--compare DIR]
+ *          [--keep FILE]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     dialect: { type: "string", default: "both" },
     runs: { type: "string", default: "3" },
     compare: { type: "string", multiple: true },
+    keep: { type: "string" },
   },
 });
 const rows = Number(values.rows);
@@ -82,6 +85,7 @@ async function sqliteRun(): Promise<void> {
     "`ftcapi import dnc`, SQLite, same file again (all present)",
     timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
   );
+  if (values.keep && !existsSync(values.keep)) renameSync(target, values.keep);
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
   for (const directory of values.compare ?? []) {
     const build = join(directory, "dist", "cli", "ftcapi.js");
@@ -145,5 +149,5 @@ for (const [name, values] of seconds) {
 }
 const report = lines.join("\n");
 mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-writeFileSync(join(ROOT, "bench", "results", `import-speed-${rows}.md`), `${report}\n`);
+writeFileSync(join(ROOT, "bench", "results", `import-speed-${values.dialect}-${rows}.md`), `${report}\n`);
 console.log(`\n${report}`);
