@@ -178,7 +178,11 @@ async function pathOf(shape: Shape, samples: Samples, random: () => number): Pro
   const total = await totalOf(shape, parameters);
   const pages = Math.max(1, Math.ceil(total / 50));
   const page =
-    shape.offset === "start" ? 0 : shape.offset === "end" ? pages - 1 : Math.floor(random() * pages);
+    shape.offset === "start"
+      ? 0
+      : shape.offset === "end"
+        ? Math.max(0, pages - 1 - Math.floor(random() * 200))
+        : Math.floor(random() * pages);
   const query = new URLSearchParams(parameters);
   if (page > 0) query.set("offset", String(page * 50));
   const text = query.toString();
