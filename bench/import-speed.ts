@@ -2,18 +2,29 @@
  * Import speed: N generated complaints into SQLite and into PostgreSQL through `ftcapi import dnc`
  * (everything the service needs maintained: indexes, daily counts, dedupe), next to the time
  * sqlite3's own `.import` takes to load the same file into a bare table, in the same run.
- * Usage: npm run bench:import -- [--rows N] [--dialect sqlite|postgres|both]
+ * Each load runs `--runs` times (default 3), interleaved with the baseline; the table shows medians
+ * and the ratio to the baseline's median rate.
+ * `--compare DIR` (repeatable) also times the build in DIR (an earlier version, built) on SQLite.
+ * `--keep FILE` keeps the SQLite database of the first run there (for the load benchmark's --db).
+ * Usage: npm run bench:import -- [--rows N] [--dialect sqlite|postgres|both] [--runs R] [--compare DIR]
+ *          [--keep FILE]
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startThrowawayCluster } from "../test/support/postgres.js";
-import { cli, ROOT } from "./support/processes.js";
+import { cli, median, ROOT } from "./support/processes.js";
 
 const { values } = parseArgs({
-  options: { rows: { type: "string", default: "2000000" }, dialect: { type: "string", default: "both" } },
+  options: {
+    rows: { type: "string", default: "2000000" },
+    dialect: { type: "string", default: "both" },
+    runs: { type: "string", default: "3" },
+    compare: { type: "string", multiple: true },
+    keep: { type: "string" },
+  },
 });
 const rows = Number(values.rows);
 const cache = join(ROOT, "bench", "cache");
@@ -43,24 +54,19 @@ function timed(work: () => void): number {
   return (performance.now() - started) / 1000;
 }
 
-const lines = [
-  `# Import speed, ${rows.toLocaleString("en-US")} generated complaints`,
-  "",
-  `${new Date().toISOString()}. \`ftcapi import dnc\` maintains everything the service needs (primary key, id index, six filter indexes, daily counts, duplicate detection) in one transaction.`,
-  "",
-  "| load | seconds | rows/s |",
-  "|---|---:|---:|",
-];
-const row = (name: string, seconds: number) => {
-  lines.push(`| ${name} | ${seconds.toFixed(1)} | ${Math.round(rows / seconds).toLocaleString("en-US")} |`);
-  console.log(lines.at(-1));
+const runs = Number(values.runs);
+const seconds = new Map<string, number[]>();
+const record = (name: string, value: number) => {
+  seconds.set(name, [...(seconds.get(name) ?? []), value]);
+  console.log(`${name}: ${value.toFixed(1)} s`);
 };
+const BASELINE = "sqlite3 `.import` into a bare table (baseline)";
 
-if (values.dialect !== "postgres") {
+async function sqliteRun(): Promise<void> {
   const bare = join(cache, "bare.db");
   rmSync(bare, { force: true });
-  row(
-    "sqlite3 `.import` into a bare table (baseline)",
+  record(
+    BASELINE,
     timed(() => {
       const result = spawnSync("sqlite3", [bare, ".mode csv", `.import ${csv} complaints`], {
         encoding: "utf8",
@@ -71,36 +77,77 @@ if (values.dialect !== "postgres") {
   rmSync(bare, { force: true });
   const target = join(cache, "import-speed.db");
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
-  row(
+  record(
     "`ftcapi import dnc`, SQLite, empty database",
     timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
   );
-  row(
+  record(
     "`ftcapi import dnc`, SQLite, same file again (all present)",
     timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
   );
-}
-if (values.dialect !== "sqlite") {
-  const cluster = await startThrowawayCluster();
-  try {
-    const admin = new pg.Client({ connectionString: cluster.url });
-    await admin.connect();
-    await admin.query("create database import_speed");
-    await admin.end();
-    const url = cluster.url.replace(/\/postgres$/, "/import_speed");
-    row(
-      "`ftcapi import dnc`, PostgreSQL (COPY), empty database",
-      timed(() => cli(["import", "dnc", "--quiet", "--db", url, csv])),
+  if (values.keep && !existsSync(values.keep)) renameSync(target, values.keep);
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
+  for (const directory of values.compare ?? []) {
+    const build = join(directory, "dist", "cli", "ftcapi.js");
+    record(
+      `the same, SQLite, empty database, by the build in ${directory}`,
+      timed(() => {
+        const result = spawnSync(process.execPath, [build, "import", "dnc", "--quiet", "--db", target, csv], {
+          encoding: "utf8",
+        });
+        if (result.status !== 0) throw new Error(result.stderr);
+      }),
     );
-    row(
-      "`ftcapi import dnc`, PostgreSQL, same file again (all present)",
-      timed(() => cli(["import", "dnc", "--quiet", "--db", url, csv])),
-    );
-  } finally {
-    cluster.stop();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
   }
+}
+
+async function postgresRun(url: string, run: number): Promise<void> {
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database import_speed_${run}`);
+  await admin.end();
+  const target = url.replace(/\/postgres$/, `/import_speed_${run}`);
+  record(
+    "`ftcapi import dnc`, PostgreSQL (COPY), empty database",
+    timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
+  );
+  record(
+    "`ftcapi import dnc`, PostgreSQL, same file again (all present)",
+    timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
+  );
+  const drop = new pg.Client({ connectionString: url });
+  await drop.connect();
+  await drop.query(`drop database import_speed_${run}`);
+  await drop.end();
+}
+
+const cluster = values.dialect !== "sqlite" ? await startThrowawayCluster() : undefined;
+try {
+  for (let run = 0; run < runs; run++) {
+    if (values.dialect !== "postgres") await sqliteRun();
+    if (cluster) await postgresRun(cluster.url, run);
+  }
+} finally {
+  cluster?.stop();
+}
+
+const baselineRate = seconds.has(BASELINE) ? rows / median(seconds.get(BASELINE)!) : undefined;
+const lines = [
+  `# Import speed, ${rows.toLocaleString("en-US")} generated complaints`,
+  "",
+  `${new Date().toISOString()}, medians of ${runs} runs on a shared 2-core machine. \`ftcapi import dnc\` maintains everything the service needs (primary key, id index, six filter indexes, daily counts, duplicate detection) in one transaction.`,
+  "",
+  "| load | seconds (median) | rows/s | rate vs baseline |",
+  "|---|---:|---:|---:|",
+];
+for (const [name, values] of seconds) {
+  const value = median(values);
+  const rate = rows / value;
+  const ratio = baselineRate ? `${(rate / baselineRate).toFixed(2)}` : "";
+  lines.push(`| ${name} | ${value.toFixed(1)} | ${Math.round(rate).toLocaleString("en-US")} | ${ratio} |`);
 }
 const report = lines.join("\n");
 mkdirSync(join(ROOT, "bench", "results"), { recursive: true });
-writeFileSync(join(ROOT, "bench", "results", `import-speed-${rows}.md`), `${report}\n`);
+writeFileSync(join(ROOT, "bench", "results", `import-speed-${values.dialect}-${rows}.md`), `${report}\n`);
 console.log(`\n${report}`);

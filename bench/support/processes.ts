@@ -15,6 +15,8 @@ export function cli(args: string[]): string {
 
 export interface Served {
   url: string;
+  /** The plain HTTP listener (serves behind a proxy with --trust-proxy and X-Forwarded-Proto). */
+  httpUrl: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export function serve(args: string[]): Promise<Served> {
       if (match && /Try:/.test(output)) {
         resolve({
           url: match[1]!.replace("localhost", "127.0.0.1"),
+          httpUrl: (/HTTP:\s+(\S+)/.exec(output)?.[1] ?? "").replace("localhost", "127.0.0.1"),
           child,
           stop: () =>
             new Promise((done) => {
@@ -64,6 +67,7 @@ export function serve(args: string[]): Promise<Served> {
 }
 
 export interface WrkResult {
+  requests: number;
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
@@ -81,9 +85,24 @@ function milliseconds(text: string): number {
 /** Drives load with wrk (a separate process) and reads its summary. */
 export function wrk(
   url: string,
-  options: { connections: number; seconds: number; headers?: Record<string, string>; script?: string },
+  options: {
+    connections: number;
+    seconds: number;
+    threads?: number;
+    headers?: Record<string, string>;
+    script?: string;
+  },
 ): WrkResult {
-  const args = ["-t", "2", "-c", String(options.connections), "-d", `${options.seconds}s`, "--latency"];
+  const threads = Math.min(options.threads ?? 2, options.connections);
+  const args = [
+    "-t",
+    String(threads),
+    "-c",
+    String(options.connections),
+    "-d",
+    `${options.seconds}s`,
+    "--latency",
+  ];
   for (const [name, value] of Object.entries(options.headers ?? {})) args.push("-H", `${name}: ${value}`);
   if (options.script) args.push("-s", options.script);
   args.push(url);
@@ -92,9 +111,11 @@ export function wrk(
   const out = result.stdout;
   const errors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN),
     requestsPerSecond: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),
-    p50Ms: milliseconds(/50%\s+(\S+)/.exec(out)?.[1] ?? ""),
-    p99Ms: milliseconds(/99%\s+(\S+)/.exec(out)?.[1] ?? ""),
+    // Anchored: the thread statistics above hold percentages such as "97.50%".
+    p50Ms: milliseconds(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? ""),
+    p99Ms: milliseconds(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? ""),
     errors: errors ? errors.slice(1).reduce((sum, value) => sum + Number(value), 0) : 0,
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
   };

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { formatDateTime } from "./date-time.js";
 
 /** The collection's name in freshness records, /v0/status and mirror progress: its path's last part. */
@@ -70,11 +70,14 @@ export function matchKey(value: string): string {
  * grow with time, as the live service's do, which keeps index inserts local.
  */
 export function complaintId(values: readonly string[], occurrence: number, createdAt: number): string {
-  const hash = createHash("md5");
-  hash.update(values.join("\u001f"));
-  if (occurrence > 0) hash.update(`\u001e${occurrence}`);
+  return complaintIdFromText(values.join("\u001f"), occurrence, createdAt);
+}
+
+/** `complaintId` for values already joined with U+001F (the importer joins them once per row). */
+export function complaintIdFromText(joinedValues: string, occurrence: number, createdAt: number): string {
+  const text = occurrence > 0 ? `${joinedValues}\u001e${occurrence}` : joinedValues;
   const time = (Math.max(0, createdAt) >>> 0).toString(16).padStart(8, "0");
-  return time + hash.digest("hex").slice(0, 24);
+  return time + hash("md5", text, "hex").slice(0, 24);
 }
 
 /** Ids are exactly 32 lowercase hex characters. */

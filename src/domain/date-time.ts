@@ -33,10 +33,27 @@ function toSeconds(match: RegExpExecArray, hours: number, minutes: number, secon
   return millis / 1000;
 }
 
+const dayTexts = new Map<number, string>();
+
 /** Seconds to `YYYY-MM-DD HH:MM:SS`, the format of the extracts and of the API. */
 export function formatDateTime(seconds: number): string {
-  const iso = new Date(seconds * 1000).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  const day = Math.floor(seconds / SECONDS_PER_DAY);
+  if (!Number.isInteger(seconds) || day < 0) {
+    const iso = new Date(seconds * 1000).toISOString();
+    return `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+  }
+  // Pages hold many complaints of the same few days: the date part is formatted once per day.
+  let date = dayTexts.get(day);
+  if (date === undefined) {
+    date = new Date(day * SECONDS_PER_DAY * 1000).toISOString().slice(0, 10);
+    if (dayTexts.size >= 20_000) dayTexts.clear();
+    dayTexts.set(day, date);
+  }
+  const within = seconds - day * SECONDS_PER_DAY;
+  const hours = Math.floor(within / 3600);
+  const minutes = Math.floor(within / 60) % 60;
+  const rest = within % 60;
+  return `${date} ${hours < 10 ? "0" : ""}${hours}:${minutes < 10 ? "0" : ""}${minutes}:${rest < 10 ? "0" : ""}${rest}`;
 }
 
 /** Seconds to `YYYY-MM-DD`. */

@@ -1,30 +1,43 @@
-import type { FastifyInstance } from "fastify";
+import { hash } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
 import { complaintEnvelope } from "../domain/complaint-envelope.js";
 import { parseComplaintQuery } from "../domain/complaint-query.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
+import { AnswerCache, type CachedAnswer, matchesIfNoneMatch } from "./answer-cache.js";
 import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
 
 export const COMPLAINTS_PATH = "/v0/dnc-complaints";
 
-/** `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). */
+/**
+ * `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). Answers carry an ETag
+ * and are kept in an AnswerCache until the data changes; a matching If-None-Match gets 304.
+ */
 export function registerComplaintRoutes(
   app: FastifyInstance,
   complaints: ComplaintStore,
   baseUrl: string | undefined,
 ): void {
+  const cache = new AnswerCache(() => complaints.version());
+  const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) => {
+    reply.header("ETag", answer.etag);
+    reply.header("Cache-Control", "no-cache");
+    if (matchesIfNoneMatch(req.headers["if-none-match"], answer.etag)) return reply.code(304).send();
+    return reply.type("application/json").send(answer.body);
+  };
+
   app.get(COMPLAINTS_PATH, async (req, reply) => {
     const query = parseComplaintQuery(queryPairs(req.url));
-    const page = await complaints.list(query);
     const base = publicBaseUrl(req, baseUrl);
-    reply.type("application/json");
-    return complaintEnvelope(
-      page.records,
-      page.total,
-      `${base}${COMPLAINTS_PATH}`,
-      `${base}${withoutApiKey(req.url)}`,
-    );
+    const selfUrl = `${base}${withoutApiKey(req.url)}`;
+    const answer = await cache.answer(selfUrl, async () => {
+      const page = await complaints.list(query);
+      return JSON.stringify(
+        complaintEnvelope(page.records, page.total, `${base}${COMPLAINTS_PATH}`, selfUrl),
+      );
+    });
+    return send(req, reply, answer);
   });
 
   app.get<{ Params: { id: string } }>(`${COMPLAINTS_PATH}/:id`, async (req, reply) => {
@@ -43,7 +56,10 @@ export function registerComplaintRoutes(
       });
     }
     const base = publicBaseUrl(req, baseUrl);
-    reply.type("application/json");
-    return complaintEnvelope([complaint], 1, `${base}${COMPLAINTS_PATH}`, `${base}${withoutApiKey(req.url)}`);
+    const body = JSON.stringify(
+      complaintEnvelope([complaint], 1, `${base}${COMPLAINTS_PATH}`, `${base}${withoutApiKey(req.url)}`),
+    );
+    // A stored complaint never changes, so its tag is its content's.
+    return send(req, reply, { body, etag: `"${hash("md5", body, "base64url")}"` });
   });
 }

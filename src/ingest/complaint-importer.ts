@@ -2,12 +2,13 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
-import { parse } from "csv-parse";
 import { COMPLAINT_CSV_HEADER, COMPLAINTS_COLLECTION, type Complaint } from "../domain/complaint.js";
 import { createComplaintWriter } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import { complaintFromRow } from "./complaint-row.js";
+import { readCsvRecords } from "./csv-records.js";
+import { OutOfWindowError, RowOccurrences } from "./row-occurrences.js";
 
 export interface RejectedRow {
   file: string;
@@ -62,68 +63,83 @@ export async function importComplaintFile(
   file: string,
   options: ImportOptions = {},
 ): Promise<FileImportResult> {
+  let reportedThroughLine = 0;
+  const firstPass: ImportOptions = {
+    ...options,
+    onRejected: (row) => {
+      reportedThroughLine = row.line;
+      options.onRejected?.(row);
+    },
+  };
+  try {
+    return await importOnce(database, file, firstPass, new RowOccurrences());
+  } catch (err) {
+    if (!(err instanceof OutOfWindowError)) throw err;
+    // A row far older than those before it: read the file again remembering every row.
+    const secondPass: ImportOptions = {
+      ...options,
+      onRejected: (row) => {
+        if (row.line > reportedThroughLine) options.onRejected?.(row);
+      },
+    };
+    return importOnce(database, file, secondPass, new RowOccurrences(null));
+  }
+}
+
+async function importOnce(
+  database: Database,
+  file: string,
+  options: ImportOptions,
+  occurrences: RowOccurrences,
+): Promise<FileImportResult> {
   const batchSize = options.batchSize ?? 5000;
   const totalBytes = (await stat(file)).size;
   const writer = createComplaintWriter(database);
   // The transaction opens before the file is read, so that no read error can arrive unheard.
   await writer.begin();
-  const raw = createReadStream(file);
+  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
   let bytesRead = 0;
   raw.on("data", (chunk) => {
     bytesRead += chunk.length;
   });
   const text: Readable = file.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  const parser = text.pipe(
-    parse({
-      bom: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      info: true,
-      max_record_size: 65_536,
-    }),
-  );
-  text.on("error", (err) => parser.destroy(err));
+  if (text !== raw) raw.on("error", (err) => text.destroy(err));
 
   const result: FileImportResult = { file, rows: 0, added: 0, existing: 0, rejected: 0 };
-  const occurrences = new Map<string, number>();
   let batch: Complaint[] = [];
   let headerSeen = false;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{
-      record: string[];
-      info: { lines: number };
-    }>) {
-      if (!headerSeen) {
-        const header = record.join(",");
-        if (header !== EXPECTED_HEADER) {
-          throw new ImportFileError(
-            file,
-            `not a Do Not Call extract: the header is '${header.slice(0, 200)}', expected '${EXPECTED_HEADER}'`,
-          );
+    for await (const records of readCsvRecords(text)) {
+      for (const { values, line } of records) {
+        if (!headerSeen) {
+          const header = values.join(",");
+          if (header !== EXPECTED_HEADER) {
+            throw new ImportFileError(
+              file,
+              `not a Do Not Call extract: the header is '${header.slice(0, 200)}', expected '${EXPECTED_HEADER}'`,
+            );
+          }
+          headerSeen = true;
+          continue;
         }
-        headerSeen = true;
-        continue;
-      }
-      result.rows++;
-      const key = record.join("\u001f");
-      const occurrence = occurrences.get(key) ?? 0;
-      occurrences.set(key, occurrence + 1);
-      const complaint = complaintFromRow(record, occurrence);
-      if (typeof complaint === "string") {
-        result.rejected++;
-        if (options.strict)
-          throw new ImportFileError(
-            file,
-            `line ${info.lines}: ${complaint} (--strict: nothing of this file was written)`,
-          );
-        options.onRejected?.({ file, line: info.lines, reason: complaint });
-        continue;
-      }
-      batch.push(complaint);
-      if (batch.length >= batchSize) {
-        await writer.insert(batch);
-        batch = [];
-        options.onProgress?.({ file, rows: result.rows, bytesRead, totalBytes });
+        result.rows++;
+        const complaint = complaintFromRow(values, occurrences);
+        if (typeof complaint === "string") {
+          result.rejected++;
+          if (options.strict)
+            throw new ImportFileError(
+              file,
+              `line ${line}: ${complaint} (--strict: nothing of this file was written)`,
+            );
+          options.onRejected?.({ file, line, reason: complaint });
+          continue;
+        }
+        batch.push(complaint);
+        if (batch.length >= batchSize) {
+          await writer.insert(batch);
+          batch = [];
+          options.onProgress?.({ file, rows: result.rows, bytesRead, totalBytes });
+        }
       }
     }
     if (!headerSeen) throw new ImportFileError(file, "the file is empty; expected a header line");
@@ -139,7 +155,7 @@ export async function importComplaintFile(
     return result;
   } catch (err) {
     await writer.rollback();
-    if (err instanceof ImportFileError) throw err;
+    if (err instanceof ImportFileError || err instanceof OutOfWindowError) throw err;
     const message = err instanceof Error ? err.message : String(err);
     throw new ImportFileError(file, `cannot be read as CSV (${message}); nothing of it was written`);
   } finally {

@@ -8,6 +8,7 @@ import { generateComplaintRows, startOfTodaySeconds } from "./complaint-generato
 import { complaintFromRow } from "./complaint-row.js";
 import { generateNoticeRows } from "./notice-generator.js";
 import { noticeFromCsvRow } from "./notice-row.js";
+import { RowOccurrences } from "./row-occurrences.js";
 
 /** The demo dataset: 200,000 complaints over the 30 days before today (UTC), seed 1. */
 export const DEMO_COMPLAINTS = { rows: 200_000, days: 30, seed: 1 } as const;
@@ -18,12 +19,9 @@ export async function loadDemoData(database: Database): Promise<WriteResult> {
   try {
     await writer.begin();
     let batch: Complaint[] = [];
-    const occurrences = new Map<string, number>();
+    const occurrences = new RowOccurrences();
     for (const values of generateComplaintRows({ ...DEMO_COMPLAINTS, endSeconds: startOfTodaySeconds() })) {
-      const key = values.join("\u001f");
-      const occurrence = occurrences.get(key) ?? 0;
-      occurrences.set(key, occurrence + 1);
-      const complaint = complaintFromRow(values, occurrence);
+      const complaint = complaintFromRow(values, occurrences);
       if (typeof complaint === "string")
         throw new Error(`the generator made an unreadable row: ${complaint}`);
       batch.push(complaint);

@@ -263,6 +263,19 @@ export class ComplaintStore {
   }
 
   /** Rows in the store, for status and tests. */
+  /**
+   * A number that changes whenever complaints are added (imports only add): the sum of the daily
+   * counts of all complaints, read from at most one row per day.
+   */
+  async version(): Promise<number> {
+    const row = await this.database.db
+      .selectFrom("complaint_counts")
+      .select(sql<number>`coalesce(sum(count), 0)`.as("total"))
+      .where("dimension", "=", "all")
+      .executeTakeFirst();
+    return Number(row?.total ?? 0);
+  }
+
   async count(): Promise<number> {
     const row = await this.database.db
       .selectFrom("complaints")

@@ -149,6 +149,25 @@ for (const dialect of DIALECTS) {
       assert.match(wrongHeader.stderr, /expected 'Company_Phone_Number,Created_Date/);
     });
 
+    it("keeps identical rows far apart in an unordered file as separate complaints, once", async () => {
+      const db = await freshDatabase(dialect);
+      const file = join(directory, "unordered.csv");
+      const copy = "5550001111,2024-01-01 00:00:05,2023-12-31 09:00:00,Austin,Texas,512,Other,Y";
+      const start = Date.UTC(2024, 0, 1) / 1000;
+      const rows = Array.from({ length: 60_000 }, (_, index) => {
+        const created = new Date((start + index * 30) * 1000).toISOString().replace("T", " ").slice(0, 19);
+        return `55500${String(index).padStart(5, "0")},${created},2023-12-31 09:00:00,Austin,Texas,512,Other,Y`;
+      });
+      // The second copy comes 20 days of complaints after the first, in a file otherwise in order.
+      await writeFile(file, `${[HEADER, copy, "not,a,row", ...rows, copy].join("\r\n")}\r\n`);
+      const first = await runCli(["import", "dnc", "--db", db, file]);
+      assert.equal(first.code, 0, first.stderr);
+      assert.match(first.stdout, /60003 rows, 60002 added, 0 already present, 1 rejected/);
+      assert.equal(first.stderr.match(/unordered\.csv:3: /g)?.length, 1, "the bad row is reported once");
+      const again = await runCli(["import", "dnc", "--db", db, file]);
+      assert.match(again.stdout, /60003 rows, 0 added, 60002 already present, 1 rejected/);
+    });
+
     it("reports unreadable rows with file and line, counts them, and keeps messy values as published", async () => {
       const db = await freshDatabase(dialect);
       const file = join(directory, "messy.csv");

@@ -1,0 +1,404 @@
+/**
+ * The load benchmark (issue 7): N generated complaints imported into SQLite or PostgreSQL (both
+ * cached in bench/cache), `ftcapi serve` started as operators run it, and wrk driving a workload
+ * built from bench/support/workload.ts against it and, in the same run, against a bare node:http
+ * server that answers every request with one fixed body the size of an average ftcapi answer.
+ *
+ * Every request carries an API key (created --unlimited), so the key is verified and the limit
+ * checked and counted on every request. Both servers are reached over plain HTTP with
+ * `X-Forwarded-Proto: https`, as behind the documented nginx front (ftcapi runs with --trust-proxy),
+ * so TLS costs neither of them.
+ *
+ * Modes: mixed (every shape, random values, offsets spread up to each total), popular (a few pages
+ * repeated, plainly and as conditional requests with If-None-Match), latency (one connection, one
+ * shape at a time).
+ *
+ * Usage: npm run bench -- --rows N [--dialect sqlite|postgres] [--connections C] [--duration S]
+ *          [--workers W] [--mode mixed|popular|latency] [--runs R] [--requests K] [--db FILE]
+ * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { startThrowawayCluster } from "../test/support/postgres.js";
+import { cli, median, ROOT, serve, type WrkResult, wrk } from "./support/processes.js";
+import { recordPath, type Samples, SHAPES, type Shape, seededRandom } from "./support/workload.js";
+
+const { values } = parseArgs({
+  options: {
+    rows: { type: "string", default: "1000000" },
+    dialect: { type: "string", default: "sqlite" },
+    connections: { type: "string", default: "50" },
+    duration: { type: "string", default: "10" },
+    workers: { type: "string", default: "1" },
+    mode: { type: "string", default: "mixed" },
+    runs: { type: "string", default: "3" },
+    requests: { type: "string", default: "5000" },
+    db: { type: "string" },
+  },
+});
+const rows = Number(values.rows);
+const dialect = values.dialect === "postgres" ? "postgres" : "sqlite";
+const connections = Number(values.connections);
+const duration = Number(values.duration);
+const workers = Number(values.workers);
+const mode = values.mode as "mixed" | "popular" | "latency";
+if (!["mixed", "popular", "latency"].includes(mode)) throw new Error(`unknown --mode ${values.mode}`);
+const runs = Number(values.runs);
+const cache = join(ROOT, "bench", "cache");
+/** Requests per shape in latency mode. */
+const LATENCY_PATHS = 500;
+mkdirSync(cache, { recursive: true });
+
+// --- data: generated once, imported once per dialect, both kept in bench/cache ---------------
+const csv = join(cache, `dnc-${rows}-days365-seed1-end2026-01-01.csv`);
+if (!values.db && !existsSync(csv)) {
+  console.log(`generating ${rows} complaints...`);
+  cli([
+    "generate",
+    "dnc",
+    "--rows",
+    String(rows),
+    "--days",
+    "365",
+    "--seed",
+    "1",
+    "--end",
+    "2026-01-01",
+    "--out",
+    csv,
+  ]);
+}
+let location: string;
+let needsImport: boolean;
+let stopCluster = () => {};
+if (values.db) {
+  location = values.db;
+  needsImport = false;
+} else if (dialect === "postgres") {
+  const cluster = await startThrowawayCluster(join(cache, "postgres"));
+  stopCluster = cluster.stop;
+  const name = `dnc_${rows}`;
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  needsImport = (await admin.query("select 1 from pg_database where datname = $1", [name])).rowCount === 0;
+  if (needsImport) await admin.query(`create database ${name}`);
+  await admin.end();
+  location = cluster.url.replace(/\/postgres$/, `/${name}`);
+} else {
+  location = join(cache, `dnc-${rows}.db`);
+  needsImport = !existsSync(location);
+}
+if (needsImport) {
+  console.log(`importing ${rows} complaints into ${dialect}...`);
+  const started = performance.now();
+  cli(["import", "dnc", "--quiet", "--db", location, csv]);
+  console.log(`imported in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+}
+const key = cli(["keys", "create", "--db", location, "--email", "bench@example.com", "--unlimited"])
+  .trim()
+  .split("\n")
+  .at(-1)!;
+const headers = { "X-Api-Key": key, "X-Forwarded-Proto": "https" };
+
+// --- servers ----------------------------------------------------------------------------------
+const ftcapi = await serve(["--db", location, "--workers", String(workers), "--trust-proxy"]);
+const base = ftcapi.httpUrl;
+
+async function get(path: string, extra: Record<string, string> = {}) {
+  // A pooled connection may have been closed by the server's keep-alive timeout during a wrk run.
+  const res = await fetch(`${base}${path}`, { headers: { ...headers, ...extra } }).catch(() =>
+    fetch(`${base}${path}`, { headers: { ...headers, ...extra, Connection: "close" } }),
+  );
+  const body = await res.text();
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
+  return { body, etag: res.headers.get("etag") ?? undefined };
+}
+
+interface Envelope {
+  data: Array<{ id: string; attributes: Record<string, string> }>;
+  meta: { "record-total": number };
+}
+
+async function sampleValues(): Promise<Samples> {
+  const random = seededRandom(11);
+  const total = (JSON.parse((await get("/v0/dnc-complaints?items_per_page=1")).body) as Envelope).meta[
+    "record-total"
+  ];
+  const states = new Set<string>();
+  const cities = new Map<string, [string, string]>();
+  const areaCodes = new Set<string>();
+  const phones = new Set<string>();
+  const ids: string[] = [];
+  for (let page = 0; page < 40; page++) {
+    const offset = Math.floor(random() * Math.max(1, total - 50));
+    const envelope = JSON.parse((await get(`/v0/dnc-complaints?offset=${offset}`)).body) as Envelope;
+    for (const record of envelope.data) {
+      const a = record.attributes;
+      ids.push(record.id);
+      if (a["consumer-state"]) states.add(a["consumer-state"]);
+      if (a["consumer-state"] && a["consumer-city"])
+        cities.set(`${a["consumer-state"]}|${a["consumer-city"]}`, [a["consumer-state"], a["consumer-city"]]);
+      if (a["consumer-area-code"]) areaCodes.add(a["consumer-area-code"]);
+      if (a["company-phone-number"]) phones.add(a["company-phone-number"]);
+    }
+  }
+  const day = async (order: string) =>
+    (
+      JSON.parse((await get(`/v0/dnc-complaints?items_per_page=1&sort_order=${order}`)).body) as Envelope
+    ).data[0]!.attributes["created-date"]!.slice(0, 10);
+  return {
+    states: [...states],
+    cities: [...cities.values()],
+    areaCodes: [...areaCodes],
+    phones: [...phones],
+    complaintIds: ids,
+    firstDay: await day("ASC"),
+    lastDay: await day("DESC"),
+  };
+}
+
+const totals = new Map<string, number>();
+async function totalOf(shape: Shape, parameters: Record<string, string>): Promise<number> {
+  const query = new URLSearchParams({ ...parameters, items_per_page: "1" }).toString();
+  let total = totals.get(query);
+  if (total === undefined) {
+    total = (JSON.parse((await get(`${shape.path}?${query}`)).body) as Envelope).meta["record-total"];
+    totals.set(query, total);
+  }
+  return total;
+}
+
+/** One concrete request of a shape: random values, and an offset placed as the shape says. */
+async function pathOf(shape: Shape, samples: Samples, random: () => number): Promise<string> {
+  if (!shape.offset) return recordPath(shape, samples, random);
+  const parameters = shape.parameters(samples, random);
+  const total = await totalOf(shape, parameters);
+  const pages = Math.max(1, Math.ceil(total / 50));
+  const page =
+    shape.offset === "start"
+      ? 0
+      : shape.offset === "end"
+        ? Math.max(0, pages - 1 - Math.floor(random() * 200))
+        : Math.floor(random() * pages);
+  const query = new URLSearchParams(parameters);
+  if (page > 0) query.set("offset", String(page * 50));
+  const text = query.toString();
+  return text ? `${shape.path}?${text}` : shape.path;
+}
+
+function weightedShape(random: () => number): Shape {
+  const sum = SHAPES.reduce((total, shape) => total + shape.weight, 0);
+  let at = random() * sum;
+  for (const shape of SHAPES) {
+    at -= shape.weight;
+    if (at < 0) return shape;
+  }
+  return SHAPES.at(-1)!;
+}
+
+/**
+ * Writes the wrk script that rotates through `paths` (each optionally with an ETag to send). With
+ * `once`, each thread sends every path once and stops, so that no answer is served from the cache.
+ */
+function wrkScript(name: string, paths: Array<{ path: string; etag?: string }>, once = false): string {
+  const list = join(cache, `load-${name}.paths`);
+  writeFileSync(list, `${paths.map((entry) => `${entry.path}\t${entry.etag ?? ""}`).join("\n")}\n`);
+  const script = join(cache, `load-${name}.lua`);
+  writeFileSync(
+    script,
+    `local requests = {}
+local counter = 0
+local answered = 0
+function init(args)
+  for line in io.lines("${list}") do
+    local path, etag = line:match("^([^\\t]*)\\t(.*)$")
+    local headers = {}
+    for name, value in pairs(wrk.headers) do headers[name] = value end
+    if etag ~= "" then headers["If-None-Match"] = etag end
+    requests[#requests + 1] = wrk.format("GET", path, headers)
+  end
+  counter = ${once ? "0" : "math.random(#requests)"}
+end
+function request()
+  counter = counter % #requests + 1
+  return requests[counter]
+end
+${once ? "function response(status, headers, body)\n  answered = answered + 1\n  if answered >= #requests then wrk.thread:stop() end\nend\n" : ""}`,
+  );
+  return script;
+}
+
+/** Peak resident memory (VmHWM) of a process and its children, MB each. */
+function peakRss(child: ChildProcess): number[] {
+  const pids = [child.pid!];
+  try {
+    const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim();
+    if (children) pids.push(...children.split(/\s+/).map(Number));
+  } catch {}
+  return pids.map((pid) => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+    } catch {
+      return 0;
+    }
+  });
+}
+
+function startBare(bodyBytes: number): Promise<{ url: string; child: ChildProcess; stop(): void }> {
+  const program = `
+    const http = require("node:http");
+    const body = Buffer.from(JSON.stringify({ data: "x".repeat(Math.max(0, ${bodyBytes} - 11)) }));
+    http.createServer((req, res) => {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
+      res.end(body);
+    }).listen(0, "127.0.0.1", function () { console.log("port " + this.address().port); });`;
+  const child = spawn(process.execPath, ["-e", program]);
+  return new Promise((resolve, reject) => {
+    child.on("exit", (code) => reject(new Error(`bare server exited (${code})`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      const match = /port (\d+)/.exec(chunk.toString());
+      if (match)
+        resolve({
+          url: `http://127.0.0.1:${match[1]}`,
+          child,
+          stop: () => {
+            child.removeAllListeners("exit");
+            child.kill("SIGTERM");
+          },
+        });
+    });
+  });
+}
+
+const summary = (list: WrkResult[]) => ({
+  requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
+  p50Ms: median(list.map((r) => r.p50Ms)),
+  p99Ms: median(list.map((r) => r.p99Ms)),
+  errors: list.reduce((sum, r) => sum + r.errors, 0),
+  non2xx: list.reduce((sum, r) => sum + r.non2xx, 0),
+});
+const mb = (values: number[]) => values.map((value) => value.toFixed(0)).join(" + ");
+
+const lines: string[] = [];
+const stamp = `${new Date().toISOString()}; ${rows.toLocaleString("en-US")} complaints on ${dialect}; ftcapi ${workers} worker(s), key checked and counted on every request`;
+try {
+  console.log("sampling values and totals...");
+  const samples = await sampleValues();
+  const random = seededRandom(7);
+
+  if (mode === "latency") {
+    lines.push(
+      `# Latency per query shape, ${rows.toLocaleString("en-US")} complaints (${dialect})`,
+      "",
+      `${stamp}; wrk, 1 connection; per shape, up to ${LATENCY_PATHS} distinct requests with random values, each sent once (none answered from the answer cache), at most ${duration} s.`,
+      "",
+      "| shape | requests | p50 ms | p99 ms | errors + non-2xx |",
+      "|---|---:|---:|---:|---:|",
+    );
+    for (const shape of SHAPES) {
+      const distinct = new Set<string>();
+      for (let index = 0; index < LATENCY_PATHS; index++) distinct.add(await pathOf(shape, samples, random));
+      const script = wrkScript(
+        "latency",
+        [...distinct].map((path) => ({ path })),
+        true,
+      );
+      const result = wrk(`${base}/`, { connections: 1, threads: 1, seconds: duration, headers, script });
+      const row = `| ${shape.name} | ${result.requests} | ${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${result.errors + result.non2xx} |`;
+      lines.push(row);
+      console.log(row);
+    }
+    lines.push("", `Peak RSS of ftcapi (MB, per process): ${mb(peakRss(ftcapi.child))}`);
+  } else {
+    const paths: Array<{ path: string; etag?: string }> = [];
+    const count = mode === "popular" ? 20 : Number(values.requests);
+    for (let index = 0; index < count; index++)
+      paths.push({ path: await pathOf(weightedShape(random), samples, random) });
+    let bytes = 0;
+    const measured = paths.slice(0, 500);
+    for (const entry of measured) {
+      const answer = await get(entry.path);
+      bytes += Buffer.byteLength(answer.body);
+      entry.etag = answer.etag;
+    }
+    const averageBytes = Math.round(bytes / measured.length);
+    const bare = await startBare(averageBytes);
+    const variants: Array<{ name: string; url: string; script: string }> = [
+      {
+        name: "ftcapi",
+        url: base,
+        script: wrkScript(
+          `${mode}-plain`,
+          paths.map(({ path }) => ({ path })),
+        ),
+      },
+    ];
+    if (mode === "popular")
+      variants.push({
+        name: "ftcapi, If-None-Match (304)",
+        url: base,
+        script: wrkScript(`${mode}-etag`, paths),
+      });
+    variants.push({
+      name: "bare node:http, fixed body",
+      url: bare.url,
+      script: wrkScript(`${mode}-plain`, paths),
+    });
+    const results = new Map<string, WrkResult[]>(variants.map((variant) => [variant.name, []]));
+    try {
+      for (const variant of variants)
+        wrk(`${variant.url}/`, {
+          connections,
+          seconds: Math.min(3, duration),
+          headers,
+          script: variant.script,
+        });
+      for (let run = 0; run < runs; run++)
+        for (const variant of variants) {
+          const result = wrk(`${variant.url}/`, {
+            connections,
+            seconds: duration,
+            headers,
+            script: variant.script,
+          });
+          results.get(variant.name)!.push(result);
+          console.log(
+            `run ${run + 1} ${variant.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms} ms`,
+          );
+        }
+      const bareRate = summary(results.get(variants.at(-1)!.name)!).requestsPerSecond;
+      lines.push(
+        `# Load, ${mode} workload, ${rows.toLocaleString("en-US")} complaints (${dialect})`,
+        "",
+        `${stamp}; wrk 2 threads, ${connections} connections, ${duration} s x ${runs} runs per server, alternating; medians.`,
+        mode === "popular"
+          ? `Workload: the same ${paths.length} pages repeated (average answer ${averageBytes} bytes).`
+          : `Workload: ${paths.length} distinct requests over ${SHAPES.length} shapes (bench/support/workload.ts), random values, offsets spread up to each total, single records, phone filter, cycled (more than the answer cache holds, so answers are computed); average answer ${averageBytes} bytes.`,
+        "",
+        "| server | req/s | vs bare | p50 ms | p99 ms | errors + non-2xx | peak RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+      );
+      for (const variant of variants) {
+        const s = summary(results.get(variant.name)!);
+        const rss = variant.url === bare.url ? peakRss(bare.child) : peakRss(ftcapi.child);
+        lines.push(
+          `| ${variant.name} | ${s.requestsPerSecond.toFixed(0)} | ${(s.requestsPerSecond / bareRate).toFixed(2)} | ${s.p50Ms.toFixed(2)} | ${s.p99Ms.toFixed(2)} | ${s.errors + s.non2xx} | ${mb(rss)} |`,
+        );
+      }
+    } finally {
+      bare.stop();
+    }
+  }
+} finally {
+  await ftcapi.stop();
+  stopCluster();
+}
+const report = lines.join("\n");
+console.log(`\n${report}`);
+const directory = join(ROOT, "bench", "results");
+mkdirSync(directory, { recursive: true });
+writeFileSync(join(directory, `load-${mode}-${dialect}-${rows}-${workers}w.md`), `${report}\n`);
