@@ -16,7 +16,7 @@ export interface AnswerCacheOptions {
 /**
  * Keeps recent answers of a read-only collection in memory with their ETag, so that a repeated
  * request costs a lookup and a conditional one a 304. Everything is dropped when the collection's
- * version changes (its row count: imports only add rows), which is read at most once per
+ * version changes (a number the store gives, which changes when the data may have), read at most once per
  * `checkIntervalMs`. The cache sits behind the gateway: keys and limits are checked on every
  * request, cached or not.
  */
@@ -48,7 +48,8 @@ export class AnswerCache {
     }
     const version = this.version;
     const body = await produce();
-    const answer = { body, etag: `"${(version ?? 0).toString(36)}-${hash("md5", body, "base64url")}"` };
+    // The tag is the body's hash alone, so every worker and replica gives the same answer the same tag.
+    const answer = { body, etag: `"${hash("md5", body, "base64url")}"` };
     // An answer computed while the version changed is served but not kept.
     if (version === this.version && body.length <= this.maxCharacters / 8) this.keep(key, answer);
     return answer;

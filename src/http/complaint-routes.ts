@@ -12,14 +12,19 @@ export const COMPLAINTS_PATH = "/v0/dnc-complaints";
 
 /**
  * `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). Answers carry an ETag
- * and are kept in an AnswerCache until the data changes; a matching If-None-Match gets 304.
+ * and are kept in an AnswerCache until the data changes (at once on SQLite, within a second on
+ * PostgreSQL); a matching If-None-Match gets 304.
  */
 export function registerComplaintRoutes(
   app: FastifyInstance,
   complaints: ComplaintStore,
   baseUrl: string | undefined,
 ): void {
-  const cache = new AnswerCache(() => complaints.version());
+  // Checked on every request where that is cheap (SQLite), so a committed import shows at once;
+  // on PostgreSQL at most once a second per process.
+  const cache = new AnswerCache(() => complaints.version(), {
+    checkIntervalMs: complaints.versionIsCheap ? 0 : 1000,
+  });
   const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) => {
     reply.header("ETag", answer.etag);
     reply.header("Cache-Control", "no-cache");

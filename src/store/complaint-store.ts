@@ -264,10 +264,23 @@ export class ComplaintStore {
 
   /** Rows in the store, for status and tests. */
   /**
-   * A number that changes whenever complaints are added (imports only add): the sum of the daily
-   * counts of all complaints, read from at most one row per day.
+   * Whether `version()` is cheap enough to read on every request: on SQLite it is a counter in
+   * shared memory; on PostgreSQL it is a query.
+   */
+  get versionIsCheap(): boolean {
+    return this.database.dialect === "sqlite";
+  }
+
+  /**
+   * A number that changes whenever complaints may have changed. SQLite: `PRAGMA data_version`,
+   * which changes whenever another connection (an import, a mirror, in any process) commits to the
+   * database file. PostgreSQL: the sum of the daily counts of all complaints (imports only add),
+   * read from at most one row per day.
    */
   async version(): Promise<number> {
+    if (this.database.dialect === "sqlite") {
+      return Number(this.database.sqlite.pragma("data_version", { simple: true }));
+    }
     const row = await this.database.db
       .selectFrom("complaint_counts")
       .select(sql<number>`coalesce(sum(count), 0)`.as("total"))
