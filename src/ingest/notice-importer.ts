@@ -83,8 +83,12 @@ export async function importNoticeFile(
   const writer = new NoticeWriter(database, nowSeconds);
   const batchSize = options.batchSize ?? 2000;
   let batch: ReadRecord[] = [];
+  // Errors while writing are the database's (or --strict's), not the file's: they are not re-worded as a CSV error.
+  let writing = false;
   const flush = async () => {
+    writing = true;
     await writeBatch(writer, file, batch, options, result);
+    writing = false;
     batch = [];
   };
   try {
@@ -129,7 +133,9 @@ export async function importNoticeFile(
           }
           headerSeen = true;
           // The transaction opens once the header is known good, before any row is written.
+          writing = true;
           await writer.begin(true);
+          writing = false;
           continue;
         }
         result.rows++;
@@ -141,11 +147,12 @@ export async function importNoticeFile(
       }
       if (!headerSeen) throw new ImportFileError(file, "the file is empty; expected a header line");
       await flush();
+      writing = true;
       await commit(database, writer, result);
       progress(source.totalBytes);
       return result;
     } catch (err) {
-      if (err instanceof ImportFileError) throw err;
+      if (err instanceof ImportFileError || writing) throw err;
       const message = err instanceof Error ? err.message : String(err);
       throw new ImportFileError(file, `cannot be read as CSV (${message}); nothing of it was written`);
     } finally {
