@@ -1,5 +1,5 @@
 import { SingleBar } from "cli-progress";
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { databaseConfig } from "../config.js";
 import {
   type FileImportResult,
@@ -12,6 +12,7 @@ import { ComplaintStore } from "../store/complaint-store.js";
 import { openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
+import { importProgress, peakMemoryMegabytes } from "./import-progress.js";
 
 /** `ftcapi import ...`: load the FTC's published files. */
 export function importCommand(): Command {
@@ -75,46 +76,59 @@ export function importCommand(): Command {
     .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
     .option("--strict", "refuse a file at its first unreadable record (nothing of that file is written)")
     .option("--quiet", "print only the summary and errors")
-    .action(async (files: string[], flags: { db?: string; strict?: boolean; quiet?: boolean }) => {
-      const database = openDatabase(databaseConfig(flags).db);
-      const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
-      try {
-        await migrate(database);
-        for (const file of files) {
-          let result: NoticeFileResult;
-          try {
-            result = await importNoticeFile(database, file, {
-              strict: flags.strict,
-              onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
-            });
-          } catch (err) {
-            if (!(err instanceof ImportFileError)) throw err;
-            process.stderr.write(`error: ${err.message}\n`);
-            totals.failed++;
-            continue;
+    .addOption(
+      new Option("--report-memory", "print the process's peak resident memory at the end (tests)").hideHelp(),
+    )
+    .action(
+      async (
+        files: string[],
+        flags: { db?: string; strict?: boolean; quiet?: boolean; reportMemory?: boolean },
+      ) => {
+        const database = openDatabase(databaseConfig(flags).db);
+        const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
+        try {
+          await migrate(database);
+          for (const file of files) {
+            let result: NoticeFileResult;
+            const progress = importProgress(file, { quiet: flags.quiet });
+            try {
+              result = await importNoticeFile(database, file, {
+                strict: flags.strict,
+                onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
+                onProgress: (update) => progress.update(update),
+              });
+            } catch (err) {
+              progress.stop();
+              if (!(err instanceof ImportFileError)) throw err;
+              process.stderr.write(`error: ${err.message}\n`);
+              totals.failed++;
+              continue;
+            }
+            progress.stop();
+            if (!flags.quiet || files.length === 1) {
+              process.stdout.write(
+                `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
+              );
+            }
+            totals.rows += result.rows;
+            totals.added += result.added;
+            totals.changed += result.changed;
+            totals.unchanged += result.unchanged;
+            totals.rejected += result.rejected;
           }
-          if (!flags.quiet || files.length === 1) {
-            process.stdout.write(
-              `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
-            );
-          }
-          totals.rows += result.rows;
-          totals.added += result.added;
-          totals.changed += result.changed;
-          totals.unchanged += result.unchanged;
-          totals.rejected += result.rejected;
+          if (totals.added + totals.changed > 0) await new NoticeStore(database).optimize();
+        } finally {
+          await database.close();
         }
-        if (totals.added + totals.changed > 0) await new NoticeStore(database).optimize();
-      } finally {
-        await database.close();
-      }
-      if (files.length > 1) {
-        process.stdout.write(
-          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
-        );
-      }
-      if (totals.failed > 0) process.exitCode = 1;
-    });
+        if (files.length > 1) {
+          process.stdout.write(
+            `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
+          );
+        }
+        if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
+        if (totals.failed > 0) process.exitCode = 1;
+      },
+    );
   return importer;
 }
 
