@@ -1,18 +1,12 @@
-import { SingleBar } from "cli-progress";
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { databaseConfig } from "../config.js";
-import {
-  type FileImportResult,
-  ImportFileError,
-  type ImportProgress,
-  importComplaintFile,
-} from "../ingest/complaint-importer.js";
+import { type FileImportResult, ImportFileError, importComplaintFile } from "../ingest/complaint-importer.js";
 import { importNoticeFile, type NoticeFileResult } from "../ingest/notice-importer.js";
 import { ComplaintStore } from "../store/complaint-store.js";
 import { openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
-import { importProgress, peakMemoryMegabytes } from "./import-progress.js";
+import { importProgress, PLAIN_LINE_SECONDS, peakMemoryMegabytes } from "./import-progress.js";
 
 /** `ftcapi import ...`: load the FTC's published files. */
 export function importCommand(): Command {
@@ -24,49 +18,62 @@ export function importCommand(): Command {
     .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
     .option("--strict", "refuse a file at its first unreadable row (nothing of that file is written)")
     .option("--quiet", "print only the summary and errors")
-    .action(async (files: string[], flags: { db?: string; strict?: boolean; quiet?: boolean }) => {
-      const database = openDatabase(databaseConfig(flags).db);
-      const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
-      try {
-        await migrate(database);
-        for (const file of files) {
-          const started = performance.now();
-          const progress = !flags.quiet && process.stderr.isTTY ? progressBar(file) : undefined;
-          let result: FileImportResult;
-          try {
-            result = await importComplaintFile(database, file, {
-              strict: flags.strict,
-              onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
-              onProgress: (update) => progress?.update(update),
+    .option(
+      "--progress-seconds <seconds>",
+      `seconds between progress lines when standard error is not a terminal (default ${PLAIN_LINE_SECONDS})`,
+      seconds,
+    )
+    .action(
+      async (
+        files: string[],
+        flags: { db?: string; strict?: boolean; quiet?: boolean; progressSeconds?: number },
+      ) => {
+        const database = openDatabase(databaseConfig(flags).db);
+        const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
+        try {
+          await migrate(database);
+          for (const file of files) {
+            const started = performance.now();
+            const progress = importProgress(file, {
+              quiet: flags.quiet,
+              plainLineSeconds: flags.progressSeconds,
             });
-          } catch (err) {
-            progress?.stop();
-            if (!(err instanceof ImportFileError)) throw err;
-            process.stderr.write(`error: ${err.message}\n`);
-            totals.failed++;
-            continue;
+            let result: FileImportResult;
+            try {
+              result = await importComplaintFile(database, file, {
+                strict: flags.strict,
+                onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
+                onProgress: (update) => progress.update(update),
+              });
+            } catch (err) {
+              progress.stop();
+              if (!(err instanceof ImportFileError)) throw err;
+              process.stderr.write(`error: ${err.message}\n`);
+              totals.failed++;
+              continue;
+            }
+            progress.stop();
+            const seconds = (performance.now() - started) / 1000;
+            process.stdout.write(
+              `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+            );
+            totals.rows += result.rows;
+            totals.added += result.added;
+            totals.existing += result.existing;
+            totals.rejected += result.rejected;
           }
-          progress?.stop();
-          const seconds = (performance.now() - started) / 1000;
-          process.stdout.write(
-            `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
-          );
-          totals.rows += result.rows;
-          totals.added += result.added;
-          totals.existing += result.existing;
-          totals.rejected += result.rejected;
+          if (totals.added > 0) await new ComplaintStore(database).optimize();
+        } finally {
+          await database.close();
         }
-        if (totals.added > 0) await new ComplaintStore(database).optimize();
-      } finally {
-        await database.close();
-      }
-      if (files.length > 1) {
-        process.stdout.write(
-          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
-        );
-      }
-      if (totals.failed > 0) process.exitCode = 1;
-    });
+        if (files.length > 1) {
+          process.stdout.write(
+            `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
+          );
+        }
+        if (totals.failed > 0) process.exitCode = 1;
+      },
+    );
   importer
     .command("notices")
     .description(
@@ -76,13 +83,24 @@ export function importCommand(): Command {
     .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
     .option("--strict", "refuse a file at its first unreadable record (nothing of that file is written)")
     .option("--quiet", "print only the summary and errors")
+    .option(
+      "--progress-seconds <seconds>",
+      `seconds between progress lines when standard error is not a terminal (default ${PLAIN_LINE_SECONDS})`,
+      seconds,
+    )
     .addOption(
       new Option("--report-memory", "print the process's peak resident memory at the end (tests)").hideHelp(),
     )
     .action(
       async (
         files: string[],
-        flags: { db?: string; strict?: boolean; quiet?: boolean; reportMemory?: boolean },
+        flags: {
+          db?: string;
+          strict?: boolean;
+          quiet?: boolean;
+          progressSeconds?: number;
+          reportMemory?: boolean;
+        },
       ) => {
         const database = openDatabase(databaseConfig(flags).db);
         const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
@@ -90,7 +108,10 @@ export function importCommand(): Command {
           await migrate(database);
           for (const file of files) {
             let result: NoticeFileResult;
-            const progress = importProgress(file, { quiet: flags.quiet });
+            const progress = importProgress(file, {
+              quiet: flags.quiet,
+              plainLineSeconds: flags.progressSeconds,
+            });
             try {
               result = await importNoticeFile(database, file, {
                 strict: flags.strict,
@@ -132,21 +153,11 @@ export function importCommand(): Command {
   return importer;
 }
 
-/** A progress line on a terminal: bytes read against the file size, rows, rows per second, elapsed, estimate. */
-function progressBar(file: string): { update(progress: ImportProgress): void; stop(): void } {
-  const bar = new SingleBar({
-    format: `${file} [{bar}] {percentage}% | {rows} rows | {speed} rows/s | {duration_formatted} elapsed | eta {eta_formatted}`,
-    stream: process.stderr,
-    hideCursor: true,
-  });
-  const started = performance.now();
-  bar.start(1, 0, { rows: 0, speed: 0 });
-  return {
-    update(progress) {
-      const seconds = Math.max((performance.now() - started) / 1000, 0.001);
-      if (progress.totalBytes) bar.setTotal(progress.totalBytes);
-      bar.update(progress.bytesRead, { rows: progress.rows, speed: Math.round(progress.rows / seconds) });
-    },
-    stop: () => bar.stop(),
-  };
+/** Parses a non-negative number of seconds, or fails with a message naming the option. */
+function seconds(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === "" || !Number.isFinite(parsed) || parsed < 0) {
+    throw new InvalidArgumentError("expected a number of seconds, 0 or more");
+  }
+  return parsed;
 }

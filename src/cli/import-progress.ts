@@ -7,17 +7,17 @@ export interface ProgressReporter {
   stop(): void;
 }
 
-/** Seconds between plain progress lines when the output is not a terminal. */
-const PLAIN_LINE_SECONDS = 10;
+/** Seconds between plain progress lines when the output is not a terminal, unless chosen. */
+export const PLAIN_LINE_SECONDS = 10;
 
 /**
  * Progress for one file: on a terminal, a bar of bytes read against the file's size with rows,
  * rows per second, elapsed time and an estimate for the rest; otherwise (a log, a pipe) a plain line
- * at most every PLAIN_LINE_SECONDS; with `quiet`, nothing.
+ * at most every `plainLineSeconds` (PLAIN_LINE_SECONDS by default); with `quiet`, nothing.
  */
 export function importProgress(
   file: string,
-  options: { quiet?: boolean; stream?: NodeJS.WriteStream } = {},
+  options: { quiet?: boolean; stream?: NodeJS.WriteStream; plainLineSeconds?: number } = {},
 ): ProgressReporter {
   const stream = options.stream ?? process.stderr;
   if (options.quiet) return { update() {}, stop() {} };
@@ -42,7 +42,7 @@ export function importProgress(
   return {
     update(progress) {
       const now = performance.now();
-      if (now - lastLine < PLAIN_LINE_SECONDS * 1000) return;
+      if (now - lastLine < (options.plainLineSeconds ?? PLAIN_LINE_SECONDS) * 1000) return;
       lastLine = now;
       const elapsedSeconds = (now - started) / 1000;
       const share = progress.totalBytes ? progress.bytesRead / progress.totalBytes : undefined;

@@ -107,8 +107,17 @@ for (const dialect of DIALECTS) {
       const first = await runCli(["import", "dnc", "--db", db, csv]);
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /2500 rows, 2500 added, 0 already present, 0 rejected/);
-      const again = await runCli(["import", "dnc", "--db", db, csv]);
+      const progressLine = /generated\.csv: 2500 rows \(100%\), \d+ rows\/s, \d+ s elapsed/;
+      assert.doesNotMatch(first.stderr, progressLine, "a short import off a terminal prints no progress");
+      // Off a terminal, progress is a plain line at most every --progress-seconds.
+      const again = await runCli(["import", "dnc", "--db", db, "--progress-seconds", "0", csv]);
       assert.match(again.stdout, /2500 rows, 0 added, 2500 already present, 0 rejected/);
+      assert.match(again.stderr, progressLine);
+      const quiet = await runCli(["import", "dnc", "--db", db, "--quiet", "--progress-seconds", "0", csv]);
+      assert.doesNotMatch(quiet.stderr, progressLine);
+      const refused = await runCli(["import", "dnc", "--db", db, "--progress-seconds", "soon", csv]);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /--progress-seconds.*number of seconds/);
     });
 
     it("reads .gz files and LF line ends; an overlapping extract adds only what is new", async () => {
