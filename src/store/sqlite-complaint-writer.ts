@@ -8,11 +8,15 @@ import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-write
 import type { SqliteDatabase } from "./database.js";
 
 /**
- * SQLite: prepared statements in one IMMEDIATE transaction; daily counts summed in memory, written
- * at commit. Into an empty table (a first load), the secondary indexes are dropped at `begin` and
+ * SQLite: prepared statements in one IMMEDIATE transaction; daily counts summed in memory and
+ * written (added to what is stored) whenever MAX_PENDING_COUNTS of them are pending and at commit,
+ * so memory stays flat however many days and cities a file spans. Into an empty table (a first load), the secondary indexes are dropped at `begin` and
  * built at `commit`, inside the same transaction: building an index once is far cheaper than
  * updating it row by row, and a rollback restores them.
  */
+/** Distinct (dimension, value, day) counts held before they are written out. */
+const MAX_PENDING_COUNTS = 50_000;
+
 export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly insertStatement: BetterSqlite3.Statement;
   private readonly countStatement: BetterSqlite3.Statement;
@@ -79,17 +83,22 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
       }
     }
+    if (this.counts.size >= MAX_PENDING_COUNTS) this.writeCounts();
+  }
+
+  private writeCounts(): void {
+    for (const [key, count] of this.counts) {
+      const [name, value, day] = key.split("\u0000");
+      this.countStatement.run(name, value, Number(day), count);
+    }
+    this.counts.clear();
   }
 
   async commit(also?: AlsoCommit): Promise<WriteResult> {
     if (!this.open) throw new Error("commit() outside begin()");
     for (const statement of also?.({ added: this.added, existing: this.existing }) ?? [])
       this.database.sqlite.prepare(statement.sql).run(...(statement.parameters as unknown[]));
-    for (const [key, count] of this.counts) {
-      const [name, value, day] = key.split("\u0000");
-      this.countStatement.run(name, value, Number(day), count);
-    }
-    this.counts.clear();
+    this.writeCounts();
     if (this.bulk) {
       // Each index build sorts every row; with the connection's temp_store = MEMORY that sort
       // would hold the whole table in memory (2.4 GB at 20 million rows). On disk, memory stays flat.
