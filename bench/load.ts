@@ -1,6 +1,7 @@
 /**
- * The load benchmark (issue 7): N generated complaints imported into SQLite or PostgreSQL (both
- * cached in bench/cache), `ftcapi serve` started as operators run it, and wrk driving a workload
+ * The load benchmark (issue 7): N generated complaints and the 28,000 generated notices (the size
+ * of the real collection) imported into SQLite or PostgreSQL (both cached in bench/cache), `ftcapi
+ * serve` started as operators run it, and wrk driving a workload
  * built from bench/support/workload.ts against it and, in the same run, against a bare node:http
  * server that answers every request with one fixed body the size of an average ftcapi answer.
  *
@@ -9,22 +10,32 @@
  * `X-Forwarded-Proto: https`, as behind the documented nginx front (ftcapi runs with --trust-proxy),
  * so TLS costs neither of them.
  *
- * Modes: mixed (every shape, random values, offsets spread up to each total), popular (a few pages
+ * Modes: mixed (every shape of both collections, random values, offsets spread up to each total), popular (a few pages
  * repeated, plainly and as conditional requests with If-None-Match), latency (one connection, one
  * shape at a time).
  *
  * Usage: npm run bench -- --rows N [--dialect sqlite|postgres] [--connections C] [--duration S]
  *          [--workers W] [--mode mixed|popular|latency] [--runs R] [--requests K] [--db FILE]
- * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead.
+ * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead;
+ * the notices are imported into it when it has none.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import Database from "better-sqlite3";
 import pg from "pg";
+import { DEMO_NOTICES } from "../src/ingest/demo-data.js";
 import { startThrowawayCluster } from "../test/support/postgres.js";
 import { cli, median, ROOT, serve, type WrkResult, wrk } from "./support/processes.js";
-import { recordPath, type Samples, SHAPES, type Shape, seededRandom } from "./support/workload.js";
+import {
+  recordPath,
+  type Samples,
+  SHAPES,
+  type Shape,
+  sampleValues,
+  seededRandom,
+} from "./support/workload.js";
 
 const { values } = parseArgs({
   options: {
@@ -71,6 +82,46 @@ if (!values.db && !existsSync(csv)) {
     csv,
   ]);
 }
+const noticesCsv = join(cache, `notices-${DEMO_NOTICES.rows}-seed${DEMO_NOTICES.seed}.csv`);
+if (!existsSync(noticesCsv)) {
+  console.log(`generating ${DEMO_NOTICES.rows} notices...`);
+  cli([
+    "generate",
+    "notices",
+    "--rows",
+    String(DEMO_NOTICES.rows),
+    "--seed",
+    String(DEMO_NOTICES.seed),
+    "--out",
+    noticesCsv,
+  ]);
+}
+
+/** Whether the database holds any notice (a database cached before the notices existed holds none). */
+async function hasNotices(location: string): Promise<boolean> {
+  const present = "select 1 from notices limit 1";
+  if (location.startsWith("postgres")) {
+    const client = new pg.Client({ connectionString: location });
+    await client.connect();
+    try {
+      const table = await client.query("select to_regclass('notices') as name");
+      return table.rows[0].name !== null && ((await client.query(present)).rowCount ?? 0) > 0;
+    } finally {
+      await client.end();
+    }
+  }
+  if (!existsSync(location)) return false;
+  const database = new Database(location, { readonly: true });
+  try {
+    const table = database
+      .prepare("select 1 from sqlite_master where type = 'table' and name = 'notices'")
+      .get();
+    return table !== undefined && database.prepare(present).get() !== undefined;
+  } finally {
+    database.close();
+  }
+}
+
 let location: string;
 let needsImport: boolean;
 let stopCluster = () => {};
@@ -97,6 +148,10 @@ if (needsImport) {
   cli(["import", "dnc", "--quiet", "--db", location, csv]);
   console.log(`imported in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
+if (!(await hasNotices(location))) {
+  console.log(`importing ${DEMO_NOTICES.rows} notices into ${dialect}...`);
+  cli(["import", "notices", "--quiet", "--db", location, noticesCsv]);
+}
 const key = cli(["keys", "create", "--db", location, "--email", "bench@example.com", "--unlimited"])
   .trim()
   .split("\n")
@@ -117,56 +172,18 @@ async function get(path: string, extra: Record<string, string> = {}) {
   return { body, etag: res.headers.get("etag") ?? undefined };
 }
 
-interface Envelope {
-  data: Array<{ id: string; attributes: Record<string, string> }>;
-  meta: { "record-total": number };
-}
-
-async function sampleValues(): Promise<Samples> {
-  const random = seededRandom(11);
-  const total = (JSON.parse((await get("/v0/dnc-complaints?items_per_page=1")).body) as Envelope).meta[
-    "record-total"
-  ];
-  const states = new Set<string>();
-  const cities = new Map<string, [string, string]>();
-  const areaCodes = new Set<string>();
-  const phones = new Set<string>();
-  const ids: string[] = [];
-  for (let page = 0; page < 40; page++) {
-    const offset = Math.floor(random() * Math.max(1, total - 50));
-    const envelope = JSON.parse((await get(`/v0/dnc-complaints?offset=${offset}`)).body) as Envelope;
-    for (const record of envelope.data) {
-      const a = record.attributes;
-      ids.push(record.id);
-      if (a["consumer-state"]) states.add(a["consumer-state"]);
-      if (a["consumer-state"] && a["consumer-city"])
-        cities.set(`${a["consumer-state"]}|${a["consumer-city"]}`, [a["consumer-state"], a["consumer-city"]]);
-      if (a["consumer-area-code"]) areaCodes.add(a["consumer-area-code"]);
-      if (a["company-phone-number"]) phones.add(a["company-phone-number"]);
-    }
-  }
-  const day = async (order: string) =>
-    (
-      JSON.parse((await get(`/v0/dnc-complaints?items_per_page=1&sort_order=${order}`)).body) as Envelope
-    ).data[0]!.attributes["created-date"]!.slice(0, 10);
-  return {
-    states: [...states],
-    cities: [...cities.values()],
-    areaCodes: [...areaCodes],
-    phones: [...phones],
-    complaintIds: ids,
-    firstDay: await day("ASC"),
-    lastDay: await day("DESC"),
-  };
+async function readJson(path: string): Promise<unknown> {
+  return JSON.parse((await get(path)).body);
 }
 
 const totals = new Map<string, number>();
 async function totalOf(shape: Shape, parameters: Record<string, string>): Promise<number> {
-  const query = new URLSearchParams({ ...parameters, items_per_page: "1" }).toString();
-  let total = totals.get(query);
+  const { collection } = shape;
+  const path = `${collection.path}?${new URLSearchParams({ ...parameters, ...collection.onePerPage })}`;
+  let total = totals.get(path);
   if (total === undefined) {
-    total = (JSON.parse((await get(`${shape.path}?${query}`)).body) as Envelope).meta["record-total"];
-    totals.set(query, total);
+    total = collection.totalOf(await readJson(path));
+    totals.set(path, total);
   }
   return total;
 }
@@ -174,9 +191,10 @@ async function totalOf(shape: Shape, parameters: Record<string, string>): Promis
 /** One concrete request of a shape: random values, and an offset placed as the shape says. */
 async function pathOf(shape: Shape, samples: Samples, random: () => number): Promise<string> {
   if (!shape.offset) return recordPath(shape, samples, random);
+  const { collection } = shape;
   const parameters = shape.parameters(samples, random);
   const total = await totalOf(shape, parameters);
-  const pages = Math.max(1, Math.ceil(total / 50));
+  const pages = Math.max(1, Math.ceil(total / collection.pageSize));
   const page =
     shape.offset === "start"
       ? 0
@@ -184,9 +202,9 @@ async function pathOf(shape: Shape, samples: Samples, random: () => number): Pro
         ? Math.max(0, pages - 1 - Math.floor(random() * 200))
         : Math.floor(random() * pages);
   const query = new URLSearchParams(parameters);
-  if (page > 0) query.set("offset", String(page * 50));
+  if (page > 0) query.set(collection.offsetParameter, String(page * collection.pageSize));
   const text = query.toString();
-  return text ? `${shape.path}?${text}` : shape.path;
+  return text ? `${collection.path}?${text}` : collection.path;
 }
 
 function weightedShape(random: () => number): Shape {
@@ -284,15 +302,16 @@ const summary = (list: WrkResult[]) => ({
 const mb = (values: number[]) => values.map((value) => value.toFixed(0)).join(" + ");
 
 const lines: string[] = [];
-const stamp = `${new Date().toISOString()}; ${rows.toLocaleString("en-US")} complaints on ${dialect}; ftcapi ${workers} worker(s), key checked and counted on every request`;
+const data = `${rows.toLocaleString("en-US")} complaints and ${DEMO_NOTICES.rows.toLocaleString("en-US")} notices`;
+const stamp = `${new Date().toISOString()}; ${data} on ${dialect}; ftcapi ${workers} worker(s), key checked and counted on every request`;
 try {
   console.log("sampling values and totals...");
-  const samples = await sampleValues();
+  const samples = await sampleValues(readJson, seededRandom(11));
   const random = seededRandom(7);
 
   if (mode === "latency") {
     lines.push(
-      `# Latency per query shape, ${rows.toLocaleString("en-US")} complaints (${dialect})`,
+      `# Latency per query shape, ${data} (${dialect})`,
       "",
       `${stamp}; wrk, 1 connection; per shape, up to ${LATENCY_PATHS} distinct requests with random values, each sent once (none answered from the answer cache), at most ${duration} s.`,
       "",
@@ -372,12 +391,12 @@ try {
         }
       const bareRate = summary(results.get(variants.at(-1)!.name)!).requestsPerSecond;
       lines.push(
-        `# Load, ${mode} workload, ${rows.toLocaleString("en-US")} complaints (${dialect})`,
+        `# Load, ${mode} workload, ${data} (${dialect})`,
         "",
         `${stamp}; wrk 2 threads, ${connections} connections, ${duration} s x ${runs} runs per server, alternating; medians.`,
         mode === "popular"
           ? `Workload: the same ${paths.length} pages repeated (average answer ${averageBytes} bytes).`
-          : `Workload: ${paths.length} distinct requests over ${SHAPES.length} shapes (bench/support/workload.ts), random values, offsets spread up to each total, single records, phone filter, cycled (more than the answer cache holds, so answers are computed); average answer ${averageBytes} bytes.`,
+          : `Workload: ${paths.length} distinct requests over ${SHAPES.length} shapes of both collections (bench/support/workload.ts), random values, offsets spread up to each total, single records, phone filter, cycled (more than the answer cache holds, so answers are computed); average answer ${averageBytes} bytes.`,
         "",
         "| server | req/s | vs bare | p50 ms | p99 ms | errors + non-2xx | peak RSS MB |",
         "|---|---:|---:|---:|---:|---:|---:|",

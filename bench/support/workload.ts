@@ -1,12 +1,13 @@
 /**
  * The load benchmark's workload, as data: each shape is one kind of request a client makes (a
- * filter combination, a page deep in the results, one record by id). Adding a collection (the
- * notices) means adding its shapes to `SHAPES` and a sampler for its values: nothing else in
- * bench/load.ts knows what a complaint is.
+ * filter combination, a page deep in the results, one record by id) of one collection. A
+ * collection is described once (`Collection`: its path, how it names the offset and the page
+ * size, where its answers carry the total, and how to sample values from what it serves); nothing
+ * in bench/load.ts knows what a complaint or a notice is.
  */
 
-/** Values seen in the served data, from which the shapes draw their random parameters. */
-export interface Samples {
+/** Values seen in the served complaints. */
+export interface ComplaintSamples {
   states: string[];
   /** [state, city] pairs that occur. */
   cities: Array<[string, string]>;
@@ -18,11 +19,53 @@ export interface Samples {
   lastDay: string;
 }
 
+/** Values seen in the served notices. */
+export interface NoticeSamples {
+  noticeIds: string[];
+  transactionNumbers: string[];
+  /** Single words of titles (three letters or more). */
+  titleWords: string[];
+  /** Two consecutive words of a title, for a quoted phrase. */
+  titlePhrases: string[];
+  /** The first word of acquiring parties, for STARTS_WITH. */
+  partyWords: string[];
+  /** The last word of acquired entities, for ENDS_WITH. */
+  entityEndings: string[];
+  /** Words of acquired entities, for CONTAINS. */
+  entityWords: string[];
+  /** First and last `date` present, YYYY-MM-DD. */
+  firstNoticeDay: string;
+  lastNoticeDay: string;
+}
+
+/** Values seen in the served data, from which the shapes draw their random parameters. */
+export interface Samples extends ComplaintSamples, NoticeSamples {}
+
+/** Reads one answer of the server under test as JSON (the key and headers are the caller's). */
+export type ReadJson = (path: string) => Promise<unknown>;
+
+/** What the benchmark needs to know of a collection to page through it and sample it. */
+export interface Collection<S> {
+  /** The collection's path under the base URL. */
+  path: string;
+  /** The parameter that places a page, such as `offset` or `page[offset]`. */
+  offsetParameter: string;
+  /** Records on a page when no size is given. */
+  pageSize: number;
+  /** Added to a query to read only its total (a one-record page). */
+  onePerPage: Record<string, string>;
+  /** The exact total of a list answer. */
+  totalOf(answer: unknown): number;
+  /** The ids single-record shapes draw from. */
+  ids(samples: Samples): string[];
+  /** Values for the shapes' parameters, drawn from the served records. */
+  sample(read: ReadJson, random: () => number): Promise<S>;
+}
+
 export interface Shape {
   /** Short name, shown in the latency table. */
   name: string;
-  /** The collection's path under the base URL. */
-  path: string;
+  collection: Collection<unknown>;
   /** Relative frequency in the mixed workload. */
   weight: number;
   /** Query parameters drawn from the samples, without offset. */
@@ -34,22 +77,164 @@ export interface Shape {
   offset?: "start" | "spread" | "end";
 }
 
-const COMPLAINTS = "/v0/dnc-complaints";
+interface ComplaintEnvelope {
+  data: Array<{ id: string; attributes: Record<string, string> }>;
+  meta: { "record-total": number };
+}
+
+interface NoticeEnvelope {
+  data: Array<{ id: string; attributes: Record<string, string | string[] | null> }>;
+  meta: { count: number };
+}
+
+const COMPLAINTS: Collection<ComplaintSamples> = {
+  path: "/v0/dnc-complaints",
+  offsetParameter: "offset",
+  pageSize: 50,
+  onePerPage: { items_per_page: "1" },
+  totalOf: (answer) => (answer as ComplaintEnvelope).meta["record-total"],
+  ids: (samples) => samples.complaintIds,
+  async sample(read, random) {
+    const page = async (query: string) => (await read(`${this.path}?${query}`)) as ComplaintEnvelope;
+    const total = (await page("items_per_page=1")).meta["record-total"];
+    const states = new Set<string>();
+    const cities = new Map<string, [string, string]>();
+    const areaCodes = new Set<string>();
+    const phones = new Set<string>();
+    const ids: string[] = [];
+    for (let index = 0; index < 40; index++) {
+      const offset = Math.floor(random() * Math.max(1, total - 50));
+      for (const record of (await page(`offset=${offset}`)).data) {
+        const a = record.attributes;
+        ids.push(record.id);
+        if (a["consumer-state"]) states.add(a["consumer-state"]);
+        if (a["consumer-state"] && a["consumer-city"])
+          cities.set(`${a["consumer-state"]}|${a["consumer-city"]}`, [
+            a["consumer-state"],
+            a["consumer-city"],
+          ]);
+        if (a["consumer-area-code"]) areaCodes.add(a["consumer-area-code"]);
+        if (a["company-phone-number"]) phones.add(a["company-phone-number"]);
+      }
+    }
+    const day = async (order: string) =>
+      (await page(`items_per_page=1&sort_order=${order}`)).data[0]!.attributes["created-date"]!.slice(0, 10);
+    return {
+      states: [...states],
+      cities: [...cities.values()],
+      areaCodes: [...areaCodes],
+      phones: [...phones],
+      complaintIds: ids,
+      firstDay: await day("ASC"),
+      lastDay: await day("DESC"),
+    };
+  },
+};
+
+/** Words of a text, lowercased, without punctuation at either end; those of three letters or more. */
+function wordsOf(text: string): string[] {
+  return text
+    .split(/\s+/)
+    .map((word) => word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}.]+$/gu, "").toLowerCase())
+    .filter((word) => word.length >= 3);
+}
+
+const NOTICES: Collection<NoticeSamples> = {
+  path: "/v0/hsr-early-termination-notices",
+  offsetParameter: "page[offset]",
+  pageSize: 50,
+  onePerPage: { "page[limit]": "1" },
+  totalOf: (answer) => (answer as NoticeEnvelope).meta.count,
+  ids: (samples) => samples.noticeIds,
+  async sample(read, random) {
+    const page = async (query: string) => (await read(`${this.path}?${query}`)) as NoticeEnvelope;
+    const total = (await page("page[limit]=1")).meta.count;
+    const ids: string[] = [];
+    const transactions: string[] = [];
+    const titleWords = new Set<string>();
+    const titlePhrases = new Set<string>();
+    const partyWords = new Set<string>();
+    const entityEndings = new Set<string>();
+    const entityWords = new Set<string>();
+    for (let index = 0; index < 20; index++) {
+      const offset = Math.floor(random() * Math.max(1, total - 50));
+      for (const record of (await page(`page[offset]=${offset}`)).data) {
+        const a = record.attributes;
+        ids.push(record.id);
+        if (typeof a["transaction-number"] === "string") transactions.push(a["transaction-number"]);
+        if (typeof a.title === "string") {
+          // The title is "<transaction number>: <parties>"; its words are the parties' names.
+          const words = wordsOf(a.title.replace(/^[^:]*:/, ""));
+          for (const word of words) titleWords.add(word);
+          for (let at = 0; at + 1 < words.length; at++) titlePhrases.add(`${words[at]} ${words[at + 1]}`);
+        }
+        if (typeof a["acquiring-party"] === "string") {
+          const first = a["acquiring-party"].split(/\s+/)[0];
+          if (first) partyWords.add(first.toLowerCase());
+        }
+        if (Array.isArray(a["acquired-entities"]))
+          for (const entity of a["acquired-entities"]) {
+            const words = entity.trim().split(/\s+/);
+            if (words.length > 0) entityEndings.add(words.at(-1)!.toLowerCase());
+            for (const word of wordsOf(entity)) entityWords.add(word);
+          }
+      }
+    }
+    const day = async (sort: string) => {
+      const date = (
+        await page(
+          `page[limit]=1&sort=${sort}&filter[d][condition][path]=date&filter[d][condition][operator]=IS%20NOT%20NULL`,
+        )
+      ).data[0]!.attributes.date;
+      return String(date);
+    };
+    return {
+      noticeIds: ids,
+      transactionNumbers: transactions,
+      titleWords: [...titleWords],
+      titlePhrases: [...titlePhrases],
+      partyWords: [...partyWords],
+      entityEndings: [...entityEndings],
+      entityWords: [...entityWords],
+      firstNoticeDay: await day("date"),
+      lastNoticeDay: await day("-date"),
+    };
+  },
+};
+
+/** Values for every collection's shapes. */
+export async function sampleValues(read: ReadJson, random: () => number): Promise<Samples> {
+  return { ...(await COMPLAINTS.sample(read, random)), ...(await NOTICES.sample(read, random)) };
+}
 
 function pick<T>(list: readonly T[], random: () => number): T {
   return list[Math.floor(random() * list.length)]!;
 }
 
-function dayWithin(samples: Samples, random: () => number): string {
-  const first = Date.parse(samples.firstDay);
-  const days = Math.round((Date.parse(samples.lastDay) - first) / 86_400_000);
+/** A random day from `firstDay` to `lastDay` (YYYY-MM-DD), both included. */
+function dayBetween(firstDay: string, lastDay: string, random: () => number): string {
+  const first = Date.parse(firstDay);
+  const days = Math.round((Date.parse(lastDay) - first) / 86_400_000);
   return new Date(first + Math.floor(random() * (days + 1)) * 86_400_000).toISOString().slice(0, 10);
 }
 
-function range(samples: Samples, random: () => number): [string, string] {
-  const a = dayWithin(samples, random);
-  const b = dayWithin(samples, random);
+function ordered(a: string, b: string): [string, string] {
   return a <= b ? [a, b] : [b, a];
+}
+
+/** A day within the complaints' created days. */
+function dayWithin(samples: Samples, random: () => number): string {
+  return dayBetween(samples.firstDay, samples.lastDay, random);
+}
+
+function range(samples: Samples, random: () => number): [string, string] {
+  return ordered(dayWithin(samples, random), dayWithin(samples, random));
+}
+
+/** A range within the notices' dates. */
+function noticeRange(samples: Samples, random: () => number): [string, string] {
+  const day = () => dayBetween(samples.firstNoticeDay, samples.lastNoticeDay, random);
+  return ordered(day(), day());
 }
 
 function timeOfDay(random: () => number): string {
@@ -63,21 +248,140 @@ const created = (samples: Samples, random: () => number) => {
   return { created_date_from: from, created_date_to: to };
 };
 
-/** Every documented filter combination of /v0/dnc-complaints, plus single records. */
+/**
+ * The notices' kinds of request: Drupal's filter grammar (conditions, operators, a nested OR
+ * group), the spec's plain parameters, sorts, deep pages and single records.
+ */
+const NOTICE_SHAPES: Shape[] = [
+  {
+    name: "notices: default order",
+    collection: NOTICES,
+    weight: 2,
+    offset: "spread",
+    parameters: () => ({}),
+  },
+  { name: "notices: near the end", collection: NOTICES, weight: 1, offset: "end", parameters: () => ({}) },
+  {
+    name: "notices: title CONTAINS",
+    collection: NOTICES,
+    weight: 2,
+    offset: "spread",
+    parameters: (samples, random) => ({
+      "filter[title][operator]": "CONTAINS",
+      "filter[title][value]": pick(samples.titleWords, random),
+    }),
+  },
+  {
+    name: "notices: plain title keyword",
+    collection: NOTICES,
+    weight: 1,
+    offset: "spread",
+    parameters: (samples, random) => ({ title: pick(samples.titleWords, random) }),
+  },
+  {
+    name: "notices: plain title phrase",
+    collection: NOTICES,
+    weight: 1,
+    offset: "start",
+    parameters: (samples, random) => ({ title: `"${pick(samples.titlePhrases, random)}"` }),
+  },
+  {
+    name: "notices: transaction_number",
+    collection: NOTICES,
+    weight: 1,
+    offset: "start",
+    parameters: (samples, random) => ({ transaction_number: pick(samples.transactionNumbers, random) }),
+  },
+  {
+    name: "notices: date range",
+    collection: NOTICES,
+    weight: 1,
+    offset: "spread",
+    parameters: (samples, random): Record<string, string> => {
+      const [from, to] = noticeRange(samples, random);
+      return random() < 0.5
+        ? {
+            "filter[d][condition][path]": "date",
+            "filter[d][condition][operator]": "BETWEEN",
+            "filter[d][condition][value][0]": from,
+            "filter[d][condition][value][1]": to,
+          }
+        : {
+            "filter[from][condition][path]": "date",
+            "filter[from][condition][operator]": ">=",
+            "filter[from][condition][value]": from,
+            "filter[to][condition][path]": "date",
+            "filter[to][condition][operator]": "<=",
+            "filter[to][condition][value]": to,
+          };
+    },
+  },
+  {
+    name: "notices: acquired-entities ENDS_WITH",
+    collection: NOTICES,
+    weight: 1,
+    offset: "spread",
+    parameters: (samples, random) => ({
+      "filter[acquired-entities][operator]": "ENDS_WITH",
+      "filter[acquired-entities][value]": pick(samples.entityEndings, random),
+    }),
+  },
+  {
+    name: "notices: OR group (memberOf)",
+    collection: NOTICES,
+    weight: 1,
+    offset: "spread",
+    parameters: (samples, random) => ({
+      "filter[g][group][conjunction]": "OR",
+      "filter[a][condition][path]": "acquiring-party",
+      "filter[a][condition][operator]": "STARTS_WITH",
+      "filter[a][condition][value]": pick(samples.partyWords, random),
+      "filter[a][condition][memberOf]": "g",
+      "filter[e][condition][path]": "acquired-entities",
+      "filter[e][condition][operator]": "CONTAINS",
+      "filter[e][condition][value]": pick(samples.entityWords, random),
+      "filter[e][condition][memberOf]": "g",
+    }),
+  },
+  {
+    name: "notices: sort=-date",
+    collection: NOTICES,
+    weight: 1,
+    offset: "spread",
+    parameters: () => ({ sort: "-date" }),
+  },
+  {
+    name: "notices: sort=title",
+    collection: NOTICES,
+    weight: 1,
+    offset: "spread",
+    parameters: () => ({ sort: "title" }),
+  },
+  {
+    name: "notices: filter[id][value]",
+    collection: NOTICES,
+    weight: 1,
+    offset: "start",
+    parameters: (samples, random) => ({ "filter[id][value]": pick(samples.noticeIds, random) }),
+  },
+  { name: "one notice by id", collection: NOTICES, weight: 2, parameters: () => ({}) },
+];
+
+/** Every documented filter combination of /v0/dnc-complaints and of the notices, plus single records. */
 export const SHAPES: Shape[] = [
-  { name: "all", path: COMPLAINTS, weight: 2, offset: "spread", parameters: () => ({}) },
-  { name: "all, near the end", path: COMPLAINTS, weight: 1, offset: "end", parameters: () => ({}) },
+  { name: "all", collection: COMPLAINTS, weight: 2, offset: "spread", parameters: () => ({}) },
+  { name: "all, near the end", collection: COMPLAINTS, weight: 1, offset: "end", parameters: () => ({}) },
   {
     name: "created_date",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => ({ created_date: dayWithin(samples, random) }),
   },
-  { name: "created range", path: COMPLAINTS, weight: 1, offset: "spread", parameters: created },
+  { name: "created range", collection: COMPLAINTS, weight: 1, offset: "spread", parameters: created },
   {
     name: "created range with times",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => {
@@ -91,21 +395,21 @@ export const SHAPES: Shape[] = [
   },
   {
     name: "state",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 3,
     offset: "spread",
     parameters: (samples, random) => ({ state: pick(samples.states, random) }),
   },
   {
     name: "state, created range",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => ({ state: pick(samples.states, random), ...created(samples, random) }),
   },
   {
     name: "state, city",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 2,
     offset: "spread",
     parameters: (samples, random) => {
@@ -115,7 +419,7 @@ export const SHAPES: Shape[] = [
   },
   {
     name: "state, city, created range",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => {
@@ -125,14 +429,14 @@ export const SHAPES: Shape[] = [
   },
   {
     name: "area_code",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 2,
     offset: "spread",
     parameters: (samples, random) => ({ area_code: pick(samples.areaCodes, random) }),
   },
   {
     name: "area_code, created range",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => ({
@@ -142,14 +446,14 @@ export const SHAPES: Shape[] = [
   },
   {
     name: "is_robocall",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (_samples, random) => ({ is_robocall: random() < 0.5 ? "true" : "false" }),
   },
   {
     name: "is_robocall, created range",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => ({
@@ -159,14 +463,14 @@ export const SHAPES: Shape[] = [
   },
   {
     name: "violation_date",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "spread",
     parameters: (samples, random) => ({ violation_date: dayWithin(samples, random) }),
   },
   {
     name: "violation range, first page",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 1,
     offset: "start",
     parameters: (samples, random) => {
@@ -176,22 +480,23 @@ export const SHAPES: Shape[] = [
   },
   {
     name: "company_phone_number",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 2,
     offset: "spread",
     parameters: (samples, random) => ({ company_phone_number: pick(samples.phones, random) }),
   },
   {
     name: "one complaint by id",
-    path: COMPLAINTS,
+    collection: COMPLAINTS,
     weight: 3,
     parameters: () => ({}),
   },
+  ...NOTICE_SHAPES,
 ];
 
 /** The path of a single record for a shape without an offset. */
 export function recordPath(shape: Shape, samples: Samples, random: () => number): string {
-  return `${shape.path}/${pick(samples.complaintIds, random)}`;
+  return `${shape.collection.path}/${pick(shape.collection.ids(samples), random)}`;
 }
 
 /** A deterministic pseudo-random generator (mulberry32), so a workload can be rebuilt identically. */
