@@ -214,6 +214,9 @@ function compileCondition(condition: FilterCondition): RawBuilder<SqlBool> {
   if (condition.operator === "IS NOT NULL") return sql<SqlBool>`${column} is not null`;
   if (kind === "timestamp") return comparison(column, condition, (value) => sql`${value}`);
   if (kind === "date") return comparison(column, condition, (value) => sql`${value}`);
+  // Ids are stored in lower case (domain/notice.ts), so only the value is lowered and the primary
+  // key's index serves `filter[id][value]`.
+  if (kind === "id") return comparison(column, condition, (value) => sql`lower(cast(${value} as text))`);
   return comparison(sql`lower(${column})`, condition, (value) => sql`lower(cast(${value} as text))`);
 }
 
