@@ -3,7 +3,6 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
-import type { FastifyInstance } from "fastify";
 import { createKey, ensureDemoKey, loadKeySecret } from "./access/api-keys.js";
 import { KeyVerifier } from "./access/key-verifier.js";
 import { RateLimiter } from "./access/rate-limiter.js";
@@ -228,7 +227,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
   }
 }
 
-async function stopServer(app: FastifyInstance, httpServer: HttpServer): Promise<void> {
+async function stopServer(app: { close(): PromiseLike<unknown> }, httpServer: HttpServer): Promise<void> {
   await Promise.all([
     app.close(),
     new Promise<void>((resolve) => {
