@@ -1,7 +1,12 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { databaseConfig } from "../config.js";
-import { type FileImportResult, ImportFileError, importComplaintFile } from "../ingest/complaint-importer.js";
-import { importNoticeFile, type NoticeFileResult } from "../ingest/notice-importer.js";
+import {
+  ImportFileError,
+  type ImportProgress,
+  importComplaintFile,
+  type RejectedRow,
+} from "../ingest/complaint-importer.js";
+import { importNoticeFile } from "../ingest/notice-importer.js";
 import { ComplaintStore } from "../store/complaint-store.js";
 import { openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
@@ -11,18 +16,9 @@ import { importProgress, PLAIN_LINE_SECONDS, peakMemoryMegabytes } from "./impor
 /** `ftcapi import ...`: load the FTC's published files. */
 export function importCommand(): Command {
   const importer = new Command("import").description("Import the FTC's published files");
-  importer
-    .command("dnc")
+  withImportOptions(importer.command("dnc"), "row")
     .description("Import Do Not Call complaint extracts (CSV or CSV.gz, the FTC's format)")
     .argument("<files...>", "extract files, such as DNC_Complaint_Numbers_2021-07-08.csv")
-    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
-    .option("--strict", "refuse a file at its first unreadable row (nothing of that file is written)")
-    .option("--quiet", "print only the summary and errors")
-    .option(
-      "--progress-seconds <seconds>",
-      `seconds between progress lines when standard error is not a terminal (default ${PLAIN_LINE_SECONDS})`,
-      seconds,
-    )
     .action(
       async (
         files: string[],
@@ -32,36 +28,21 @@ export function importCommand(): Command {
         const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
         try {
           await migrate(database);
-          for (const file of files) {
-            const started = performance.now();
-            const progress = importProgress(file, {
-              quiet: flags.quiet,
-              plainLineSeconds: flags.progressSeconds,
-            });
-            let result: FileImportResult;
-            try {
-              result = await importComplaintFile(database, file, {
-                strict: flags.strict,
-                onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
-                onProgress: (update) => progress.update(update),
-              });
-            } catch (err) {
-              progress.stop();
-              if (!(err instanceof ImportFileError)) throw err;
-              process.stderr.write(`error: ${err.message}\n`);
-              totals.failed++;
-              continue;
-            }
-            progress.stop();
-            const seconds = (performance.now() - started) / 1000;
-            process.stdout.write(
-              `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
-            );
-            totals.rows += result.rows;
-            totals.added += result.added;
-            totals.existing += result.existing;
-            totals.rejected += result.rejected;
-          }
+          const outcome = await importEach(
+            files,
+            { ...flags, database },
+            importComplaintFile,
+            (file, result, seconds) => {
+              process.stdout.write(
+                `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+              );
+              totals.rows += result.rows;
+              totals.added += result.added;
+              totals.existing += result.existing;
+              totals.rejected += result.rejected;
+            },
+          );
+          totals.failed = outcome.failed;
           if (totals.added > 0) await new ComplaintStore(database).optimize();
         } finally {
           await database.close();
@@ -74,20 +55,11 @@ export function importCommand(): Command {
         if (totals.failed > 0) process.exitCode = 1;
       },
     );
-  importer
-    .command("notices")
+  withImportOptions(importer.command("notices"), "record")
     .description(
       "Import HSR early-termination notices: JSON:API documents as the live collection returns them, or CSV",
     )
     .argument("<files...>", "saved pages of the live list (.json) or CSV files (.gz also read)")
-    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
-    .option("--strict", "refuse a file at its first unreadable record (nothing of that file is written)")
-    .option("--quiet", "print only the summary and errors")
-    .option(
-      "--progress-seconds <seconds>",
-      `seconds between progress lines when standard error is not a terminal (default ${PLAIN_LINE_SECONDS})`,
-      seconds,
-    )
     .addOption(
       new Option("--report-memory", "print the process's peak resident memory at the end (tests)").hideHelp(),
     )
@@ -106,37 +78,24 @@ export function importCommand(): Command {
         const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
         try {
           await migrate(database);
-          for (const file of files) {
-            let result: NoticeFileResult;
-            const progress = importProgress(file, {
-              quiet: flags.quiet,
-              plainLineSeconds: flags.progressSeconds,
-            });
-            try {
-              result = await importNoticeFile(database, file, {
-                strict: flags.strict,
-                onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
-                onProgress: (update) => progress.update(update),
-              });
-            } catch (err) {
-              progress.stop();
-              if (!(err instanceof ImportFileError)) throw err;
-              process.stderr.write(`error: ${err.message}\n`);
-              totals.failed++;
-              continue;
-            }
-            progress.stop();
-            if (!flags.quiet || files.length === 1) {
-              process.stdout.write(
-                `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
-              );
-            }
-            totals.rows += result.rows;
-            totals.added += result.added;
-            totals.changed += result.changed;
-            totals.unchanged += result.unchanged;
-            totals.rejected += result.rejected;
-          }
+          const outcome = await importEach(
+            files,
+            { ...flags, database },
+            importNoticeFile,
+            (file, result) => {
+              if (!flags.quiet || files.length === 1) {
+                process.stdout.write(
+                  `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
+                );
+              }
+              totals.rows += result.rows;
+              totals.added += result.added;
+              totals.changed += result.changed;
+              totals.unchanged += result.unchanged;
+              totals.rejected += result.rejected;
+            },
+          );
+          totals.failed = outcome.failed;
           if (totals.added + totals.changed > 0) await new NoticeStore(database).optimize();
         } finally {
           await database.close();
@@ -151,6 +110,61 @@ export function importCommand(): Command {
       },
     );
   return importer;
+}
+
+/** The options both import commands take. */
+function withImportOptions(command: Command, unit: "row" | "record"): Command {
+  return command
+    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
+    .option("--strict", `refuse a file at its first unreadable ${unit} (nothing of that file is written)`)
+    .option("--quiet", "print only the summary and errors")
+    .option(
+      "--progress-seconds <seconds>",
+      `seconds between progress lines when standard error is not a terminal (default ${PLAIN_LINE_SECONDS})`,
+      seconds,
+    );
+}
+
+/** What both importers take per file. */
+interface FileImportOptions {
+  strict?: boolean;
+  onRejected: (row: RejectedRow) => void;
+  onProgress: (progress: ImportProgress) => void;
+}
+
+/**
+ * Imports each file in turn with its own progress report, prints unreadable rows as
+ * `FILE:LINE: reason`, and reports a file that is refused as a whole (ImportFileError) without
+ * stopping the others. `onImported` gets each imported file's result and its seconds.
+ */
+async function importEach<Database, Result>(
+  files: readonly string[],
+  flags: { database: Database; strict?: boolean; quiet?: boolean; progressSeconds?: number },
+  importFile: (database: Database, file: string, options: FileImportOptions) => Promise<Result>,
+  onImported: (file: string, result: Result, seconds: number) => void,
+): Promise<{ failed: number }> {
+  let failed = 0;
+  for (const file of files) {
+    const started = performance.now();
+    const progress = importProgress(file, { quiet: flags.quiet, plainLineSeconds: flags.progressSeconds });
+    let result: Result;
+    try {
+      result = await importFile(flags.database, file, {
+        strict: flags.strict,
+        onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
+        onProgress: (update) => progress.update(update),
+      });
+    } catch (err) {
+      progress.stop();
+      if (!(err instanceof ImportFileError)) throw err;
+      process.stderr.write(`error: ${err.message}\n`);
+      failed++;
+      continue;
+    }
+    progress.stop();
+    onImported(file, result, (performance.now() - started) / 1000);
+  }
+  return { failed };
 }
 
 /** Parses a non-negative number of seconds, or fails with a message naming the option. */
