@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { REPO_ROOT, runCli } from "../support/cli.js";
+import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
 import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
@@ -45,9 +45,7 @@ for (const dialect of DIALECTS) {
         files.push(file);
       }
       db = await freshDatabase(dialect);
-      const created = await runCli(["keys", "create", "--db", db, "--email", "reader@example.com"]);
-      assert.equal(created.code, 0, created.stderr);
-      key = created.stdout.trim().split("\n").at(-1)!;
+      key = await createKeyWithCli(db, "reader@example.com");
       server = await startServeProcess([
         "--db",
         db,
@@ -60,8 +58,7 @@ for (const dialect of DIALECTS) {
         "--log-level",
         "warn",
       ]);
-      const certFile = /--cacert (\S+)/.exec(server.curlLine)![1]!;
-      ca = await readFile(certFile.startsWith("/") ? certFile : join(REPO_ROOT, certFile), "utf8");
+      ca = await readFile(server.certPath!, "utf8");
     });
     after(() => server?.stop());
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import BetterSqlite3 from "better-sqlite3";
-import { REPO_ROOT, runCli } from "../support/cli.js";
+import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { fetchRaw, type TestResponse } from "../support/https-client.js";
 import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
@@ -49,18 +49,7 @@ describe("keyed requests during a long SQLite import", () => {
       extract,
     ]);
     assert.equal(generated.code, 0, generated.stderr);
-    const created = await runCli([
-      "keys",
-      "create",
-      "--db",
-      db,
-      "--email",
-      "reader@example.com",
-      "--limit-per-hour",
-      String(LIMIT),
-    ]);
-    assert.equal(created.code, 0, created.stderr);
-    key = created.stdout.trim().split("\n").at(-1)!;
+    key = await createKeyWithCli(db, "reader@example.com", "--limit-per-hour", String(LIMIT));
     server = await startServeProcess(serveFlags());
     ca = await readFile(join(directory, "tls-cert.pem"), "utf8");
   });

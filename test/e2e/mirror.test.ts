@@ -173,18 +173,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     assert.equal(generatedNotices.code, 0, generatedNotices.stderr);
     const importedNotices = await runCli(["import", "notices", "--quiet", "--db", sourceDb, noticesCsv]);
     assert.equal(importedNotices.code, 0, importedNotices.stderr);
-    const created = await runCli([
-      "keys",
-      "create",
-      "--db",
-      sourceDb,
-      "--email",
-      "mirror@example.com",
-      "--limit-per-hour",
-      String(LIMIT),
-    ]);
-    assert.equal(created.code, 0, created.stderr);
-    key = created.stdout.trim().split("\n").at(-1)!;
+    key = await createKeyWithCli(sourceDb, "mirror@example.com", "--limit-per-hour", String(LIMIT));
     source = await startServeProcess([
       "--db",
       sourceDb,
@@ -199,8 +188,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
       "--rate-limit-window-seconds",
       String(WINDOW_SECONDS),
     ]);
-    certFile = /--cacert (\S+)/.exec(source.curlLine)![1]!;
-    if (!certFile.startsWith("/")) certFile = join(REPO_ROOT, certFile);
+    certFile = source.certPath!;
     sourceSnapshot = await snapshot(sourceDb);
     assert.equal(sourceSnapshot.rows.length, ROWS);
     assert.equal(sourceSnapshot.notices.length, NOTICES);

@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { runCli } from "../support/cli.js";
+import { createKeyWithCli, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -30,18 +30,7 @@ for (const dialect of DIALECTS) {
       await writeFile(file, `${[HEADER, ...FIRST].join("\r\n")}\r\n`);
       const imported = await runCli(["import", "dnc", "--db", db, file]);
       assert.equal(imported.code, 0, imported.stderr);
-      const created = await runCli([
-        "keys",
-        "create",
-        "--db",
-        db,
-        "--email",
-        "etag@example.com",
-        "--limit-per-hour",
-        "100",
-      ]);
-      assert.equal(created.code, 0, created.stderr);
-      key = created.stdout.trim().split("\n").at(-1)!;
+      key = await createKeyWithCli(db, "etag@example.com", "--limit-per-hour", "100");
       server = await startTestServer({ db });
     });
     after(() => server?.stop());

@@ -29,9 +29,13 @@ export function runCli(args: string[], options: { env?: Record<string, string> }
   });
 }
 
-/** Creates a key through the CLI and returns it (the last line of its output). */
-export async function createKeyWithCli(db: string, email = "tester@example.com"): Promise<string> {
-  const result = await runCli(["keys", "create", "--db", db, "--email", email]);
+/** Creates a key through the CLI (with any further `keys create` flags) and returns it: the last line of its output. */
+export async function createKeyWithCli(
+  db: string,
+  email = "tester@example.com",
+  ...flags: string[]
+): Promise<string> {
+  const result = await runCli(["keys", "create", "--db", db, "--email", email, ...flags]);
   if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
   const lines = result.stdout.trim().split("\n");
   return lines[lines.length - 1]!;

@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { join } from "node:path";
+import { join, resolve as resolvePath } from "node:path";
 import { REPO_ROOT } from "./cli.js";
 
 export interface ServeProcess {
@@ -8,6 +8,8 @@ export interface ServeProcess {
   httpUrl: string;
   /** The `curl` line the banner printed. */
   curlLine: string;
+  /** The certificate file that line names (`--cacert`), absolute; absent when it names none. */
+  certPath: string | undefined;
   /** Everything written to standard output so far. */
   output(): string;
   /** Sends SIGTERM and resolves with the exit code. */
@@ -47,11 +49,13 @@ export function startServeProcess(
       const curl = /Try:\s+(curl .*)$/m.exec(stdout);
       if (!curl) return;
       clearTimeout(timer);
+      const cacert = /--cacert (\S+)/.exec(curl[1]!)?.[1];
       resolve({
         child,
         httpsUrl: /HTTPS:\s+(\S+)/.exec(stdout)![1]!,
         httpUrl: /HTTP:\s+(\S+)/.exec(stdout)![1]!,
         curlLine: curl[1]!,
+        certPath: cacert === undefined ? undefined : resolvePath(cwd, cacert),
         output: () => stdout,
         stop: () => {
           child.kill("SIGTERM");
