@@ -3,6 +3,7 @@ import type { Complaint } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { dayOf, SECONDS_PER_DAY } from "../domain/date-time.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
+import { DailyCounts } from "./daily-counts.js";
 import type { Database } from "./database.js";
 import type { Schema } from "./schema.js";
 
@@ -41,7 +42,13 @@ const COLUMNS = [
  * cost grows with the number of matching rows (see docs/query-design.md).
  */
 export class ComplaintStore {
-  constructor(private readonly database: Database) {}
+  private readonly dailyCounts: DailyCounts;
+
+  constructor(private readonly database: Database) {
+    this.dailyCounts = new DailyCounts(database, () => this.version(), {
+      checkIntervalMs: this.versionIsCheap ? 0 : 1000,
+    });
+  }
 
   async findById(id: string): Promise<Complaint | undefined> {
     const row = await this.database.db
@@ -113,15 +120,8 @@ export class ComplaintStore {
     let total = 0;
     for (const part of partial) total += await this.countPart(query, dimension, part);
     if (fullFrom !== undefined && fullTo !== undefined && fullFrom > fullTo) return total;
-    let sum = this.database.db
-      .selectFrom("complaint_counts")
-      .select((eb) => eb.fn.sum<number | string | null>("count").as("total"))
-      .where("dimension", "=", dimension.name)
-      .where("value", "=", dimension.value);
-    if (fullFrom !== undefined) sum = sum.where("day", ">=", fullFrom);
-    if (fullTo !== undefined) sum = sum.where("day", "<=", fullTo);
-    const row = await sum.executeTakeFirst();
-    return total + Number(row?.total ?? 0);
+    const series = await this.dailyCounts.of(dimension);
+    return total + series.sumOfDays(fullFrom, fullTo);
   }
 
   /** Counts the rows of one partial day through the index of the dimension's column. */
@@ -146,8 +146,9 @@ export class ComplaintStore {
   }
 
   /**
-   * Finds the day that holds the `offset`-th matching row in the given order, walking the daily
-   * counts, and returns the narrowed range that starts at that day and the offset within it.
+   * Finds the day that holds the `offset`-th matching row in the given order from the daily counts
+   * kept in memory (a binary search; the range's cut first and last days are counted on rows), and
+   * returns the narrowed range that starts at that day and the offset within it.
    */
   private async locateOffset(
     dimension: Dimension,
@@ -155,49 +156,60 @@ export class ComplaintStore {
     order: "ASC" | "DESC",
     offset: number,
   ): Promise<{ range: TimeRange; offsetWithinDay: number } | undefined> {
-    const days = await this.dayCounts(dimension, range);
-    if (order === "DESC") days.reverse();
-    let before = 0;
-    for (const day of days) {
-      if (before + day.count > offset) {
-        const narrowed =
-          order === "DESC"
-            ? { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: day.to }
-            : { from: day.from, to: range?.to ?? Number.MAX_SAFE_INTEGER };
-        return { range: narrowed, offsetWithinDay: offset - before };
+    const series = await this.dailyCounts.of(dimension);
+    let from = 0;
+    let to = series.length;
+    let head: DayCount | undefined;
+    let tail: DayCount | undefined;
+    if (range) {
+      const firstDay = dayOf(range.from);
+      const lastDay = dayOf(range.to);
+      from = series.firstAtOrAfter(firstDay);
+      to = series.firstAtOrAfter(lastDay + 1);
+      if (from < to && series.days[from] === firstDay && range.from > firstDay * SECONDS_PER_DAY) {
+        head = await this.partialDay(dimension, firstDay, range);
+        from++;
       }
-      before += day.count;
+      if (from < to && series.days[to - 1] === lastDay && range.to < (lastDay + 1) * SECONDS_PER_DAY - 1) {
+        tail = await this.partialDay(dimension, lastDay, range);
+        to--;
+      }
     }
+    const narrowed = (day: { from: number; to: number }, offsetWithinDay: number) => ({
+      range:
+        order === "DESC"
+          ? { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: day.to }
+          : { from: day.from, to: range?.to ?? Number.MAX_SAFE_INTEGER },
+      offsetWithinDay,
+    });
+    const [first, last] = order === "DESC" ? [tail, head] : [head, tail];
+    let remaining = offset;
+    if (first) {
+      if (remaining < first.count) return narrowed(first, remaining);
+      remaining -= first.count;
+    }
+    const index =
+      order === "DESC"
+        ? series.descendingIndexOf(from, to, remaining)
+        : series.ascendingIndexOf(from, to, remaining);
+    if (index >= 0) {
+      const day = series.days[index]!;
+      const skipped = order === "DESC" ? series.sumOf(index + 1, to) : series.sumOf(from, index);
+      return narrowed(
+        { from: day * SECONDS_PER_DAY, to: (day + 1) * SECONDS_PER_DAY - 1 },
+        remaining - skipped,
+      );
+    }
+    remaining -= series.sumOf(from, to);
+    if (last && remaining < last.count) return narrowed(last, remaining);
     return undefined;
   }
 
-  /** Daily counts over a range, ascending, with the range's partial first and last day counted exactly. */
-  private async dayCounts(dimension: Dimension, range: TimeRange | undefined): Promise<DayCount[]> {
-    let select = this.database.db
-      .selectFrom("complaint_counts")
-      .select(["day", "count"])
-      .where("dimension", "=", dimension.name)
-      .where("value", "=", dimension.value)
-      .orderBy("day", "asc");
-    if (range) select = select.where("day", ">=", dayOf(range.from)).where("day", "<=", dayOf(range.to));
-    const rows = await select.execute();
-    const days: DayCount[] = rows.map((row) => ({
-      day: row.day,
-      count: row.count,
-      from: row.day * SECONDS_PER_DAY,
-      to: row.day * SECONDS_PER_DAY + SECONDS_PER_DAY - 1,
-    }));
-    if (!range) return days;
-    for (const day of days) {
-      const from = Math.max(day.from, range.from);
-      const to = Math.min(day.to, range.to);
-      if (from !== day.from || to !== day.to) {
-        day.from = from;
-        day.to = to;
-        day.count = await this.countRows(queryOf(dimension), { from, to });
-      }
-    }
-    return days;
+  /** The part of `day` inside `range`, with its rows of the dimension counted exactly. */
+  private async partialDay(dimension: Dimension, day: number, range: TimeRange): Promise<DayCount> {
+    const from = Math.max(day * SECONDS_PER_DAY, range.from);
+    const to = Math.min((day + 1) * SECONDS_PER_DAY - 1, range.to);
+    return { day, from, to, count: await this.countRows(queryOf(dimension), { from, to }) };
   }
 
   /**

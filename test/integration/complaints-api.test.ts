@@ -217,6 +217,53 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it("places deep offsets inside cut ranges in both orders, with and without a filter", async () => {
+      const from = "2024-03-05 13:15:00";
+      const to = "2024-03-12 09:45:30";
+      const inRange = (row: CsvComplaint) => row.created >= from && row.created <= to;
+      const cases: Array<[string, (row: CsvComplaint) => boolean]> = [
+        ["", inRange],
+        ["is_robocall=true", (row) => inRange(row) && row.robocall === "Y"],
+        ["state=California", (row) => inRange(row) && row.state === "California"],
+      ];
+      for (const [filter, matches] of cases) {
+        const query = `created_date_from=${from}&created_date_to=${to}${filter ? `&${filter}` : ""}`;
+        const expected = rows.filter(matches).map((row) => row.created);
+        const ascending = await walk(`${query}&sort_order=asc`);
+        const descending = await walk(`${query}&sort_order=desc`);
+        assert.deepEqual(
+          ascending.map((record) => record.attributes["created-date"]),
+          [...expected].sort(),
+          query,
+        );
+        // Both orders agree on the order of complaints created in the same second (by id).
+        assert.deepEqual(
+          descending.map((record) => record.id),
+          ascending.map((record) => record.id).reverse(),
+          query,
+        );
+        const total = ascending.length;
+        for (const [order, records] of [
+          ["asc", ascending],
+          ["desc", descending],
+        ] as const) {
+          for (const offset of [1001, 1234, Math.floor(total / 2) + 3, total - 77, total - 1]) {
+            if (offset < 0 || offset >= total) continue;
+            const res = await get(
+              `/v0/dnc-complaints?${query}&sort_order=${order}&items_per_page=31&offset=${offset}`,
+            );
+            const page = res.json();
+            assert.equal(page.meta["record-total"], total, `${query} ${order} ${offset}`);
+            assert.deepEqual(
+              page.data.map((record: any) => record.id),
+              records.slice(offset, offset + 31).map((record) => record.id),
+              `${query} ${order} ${offset}`,
+            );
+          }
+        }
+      }
+    });
+
     it("keeps identical rows of one file as separate complaints", async () => {
       const res = await get("/v0/dnc-complaints?company_phone_number=7578688432");
       const body = res.json();
