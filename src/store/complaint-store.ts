@@ -1,10 +1,9 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import type { Complaint } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
-import { dayOf, SECONDS_PER_DAY } from "../domain/date-time.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
-import { DailyCounts } from "./daily-counts.js";
 import type { Database } from "./database.js";
+import { DimensionCounts } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
 
 /** A page of complaints and the exact number of complaints the query matches. */
@@ -16,10 +15,9 @@ export interface ComplaintPage {
 /** Offsets up to this are skipped on the index directly; deeper ones start from a daily count. */
 const DIRECT_OFFSET_MAX = 1_000;
 
-interface DayCount {
-  day: number;
+interface BucketCount {
   count: number;
-  /** The moments of that day the count covers (a range may cut its first and last day). */
+  /** The moments of a day or an hour the count covers (a range may cut its first and last bucket). */
   from: number;
   to: number;
 }
@@ -42,10 +40,10 @@ const COLUMNS = [
  * cost grows with the number of matching rows (see docs/query-design.md).
  */
 export class ComplaintStore {
-  private readonly dailyCounts: DailyCounts;
+  private readonly counts: DimensionCounts;
 
   constructor(private readonly database: Database) {
-    this.dailyCounts = new DailyCounts(database, () => this.version(), {
+    this.counts = new DimensionCounts(database, () => this.version(), {
       checkIntervalMs: this.versionIsCheap ? 0 : 1000,
     });
   }
@@ -81,7 +79,7 @@ export class ComplaintStore {
     if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
       const start = await this.locateOffset(dimension, query.created, order, offset);
       if (start) {
-        offset = start.offsetWithinDay;
+        offset = start.offsetWithinBucket;
         created = start.range;
       }
     }
@@ -116,12 +114,12 @@ export class ComplaintStore {
   async total(query: ComplaintQuery, dimension = dimensionFor(query)): Promise<number> {
     if (!dimension) return this.countRows(query, query.created);
     const range = dimension.column === "created_at" ? query.created : query.violation;
-    const { fullFrom, fullTo, partial } = splitRange(range);
+    const series = await this.counts.of(dimension);
+    const { fullFrom, fullTo, partial } = splitRange(range, series.bucketSeconds);
     let total = 0;
     for (const part of partial) total += await this.countPart(query, dimension, part);
     if (fullFrom !== undefined && fullTo !== undefined && fullFrom > fullTo) return total;
-    const series = await this.dailyCounts.of(dimension);
-    return total + series.sumOfDays(fullFrom, fullTo);
+    return total + series.sumOfBuckets(fullFrom, fullTo);
   }
 
   /** Counts the rows of one partial day through the index of the dimension's column. */
@@ -155,32 +153,33 @@ export class ComplaintStore {
     range: TimeRange | undefined,
     order: "ASC" | "DESC",
     offset: number,
-  ): Promise<{ range: TimeRange; offsetWithinDay: number } | undefined> {
-    const series = await this.dailyCounts.of(dimension);
+  ): Promise<{ range: TimeRange; offsetWithinBucket: number } | undefined> {
+    const series = await this.counts.of(dimension);
+    const size = series.bucketSeconds;
     let from = 0;
     let to = series.length;
-    let head: DayCount | undefined;
-    let tail: DayCount | undefined;
+    let head: BucketCount | undefined;
+    let tail: BucketCount | undefined;
     if (range) {
-      const firstDay = dayOf(range.from);
-      const lastDay = dayOf(range.to);
-      from = series.firstAtOrAfter(firstDay);
-      to = series.firstAtOrAfter(lastDay + 1);
-      if (from < to && series.days[from] === firstDay && range.from > firstDay * SECONDS_PER_DAY) {
-        head = await this.partialDay(dimension, firstDay, range);
+      const first = Math.floor(range.from / size);
+      const last = Math.floor(range.to / size);
+      from = series.firstAtOrAfter(first);
+      to = series.firstAtOrAfter(last + 1);
+      if (from < to && series.buckets[from] === first && range.from > first * size) {
+        head = await this.partialBucket(dimension, first * size, size, range);
         from++;
       }
-      if (from < to && series.days[to - 1] === lastDay && range.to < (lastDay + 1) * SECONDS_PER_DAY - 1) {
-        tail = await this.partialDay(dimension, lastDay, range);
+      if (from < to && series.buckets[to - 1] === last && range.to < (last + 1) * size - 1) {
+        tail = await this.partialBucket(dimension, last * size, size, range);
         to--;
       }
     }
-    const narrowed = (day: { from: number; to: number }, offsetWithinDay: number) => ({
+    const narrowed = (bucket: { from: number; to: number }, offsetWithinBucket: number) => ({
       range:
         order === "DESC"
-          ? { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: day.to }
-          : { from: day.from, to: range?.to ?? Number.MAX_SAFE_INTEGER },
-      offsetWithinDay,
+          ? { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: bucket.to }
+          : { from: bucket.from, to: range?.to ?? Number.MAX_SAFE_INTEGER },
+      offsetWithinBucket,
     });
     const [first, last] = order === "DESC" ? [tail, head] : [head, tail];
     let remaining = offset;
@@ -193,23 +192,25 @@ export class ComplaintStore {
         ? series.descendingIndexOf(from, to, remaining)
         : series.ascendingIndexOf(from, to, remaining);
     if (index >= 0) {
-      const day = series.days[index]!;
+      const bucket = series.buckets[index]!;
       const skipped = order === "DESC" ? series.sumOf(index + 1, to) : series.sumOf(from, index);
-      return narrowed(
-        { from: day * SECONDS_PER_DAY, to: (day + 1) * SECONDS_PER_DAY - 1 },
-        remaining - skipped,
-      );
+      return narrowed({ from: bucket * size, to: (bucket + 1) * size - 1 }, remaining - skipped);
     }
     remaining -= series.sumOf(from, to);
     if (last && remaining < last.count) return narrowed(last, remaining);
     return undefined;
   }
 
-  /** The part of `day` inside `range`, with its rows of the dimension counted exactly. */
-  private async partialDay(dimension: Dimension, day: number, range: TimeRange): Promise<DayCount> {
-    const from = Math.max(day * SECONDS_PER_DAY, range.from);
-    const to = Math.min((day + 1) * SECONDS_PER_DAY - 1, range.to);
-    return { day, from, to, count: await this.countRows(queryOf(dimension), { from, to }) };
+  /** The part inside `range` of the bucket starting at `start`, its rows of the dimension counted exactly. */
+  private async partialBucket(
+    dimension: Dimension,
+    start: number,
+    size: number,
+    range: TimeRange,
+  ): Promise<BucketCount> {
+    const from = Math.max(start, range.from);
+    const to = Math.min(start + size - 1, range.to);
+    return { from, to, count: await this.countRows(queryOf(dimension), { from, to }) };
   }
 
   /**
@@ -326,28 +327,31 @@ function isEmptyRange(range: TimeRange | undefined): boolean {
 }
 
 /**
- * Splits a range into the whole days that daily counts answer and at most two partial days
- * that must be counted on rows.
+ * Splits a range into the whole buckets (days or hours of `size` seconds) that counts answer and
+ * at most two partial buckets that must be counted on rows.
  */
-function splitRange(range: TimeRange | undefined): {
+function splitRange(
+  range: TimeRange | undefined,
+  size: number,
+): {
   fullFrom?: number;
   fullTo?: number;
   partial: TimeRange[];
 } {
   if (!range) return { partial: [] };
-  const firstDay = dayOf(range.from);
-  const lastDay = dayOf(range.to);
-  const startsClean = range.from === firstDay * SECONDS_PER_DAY;
-  const endsClean = range.to === lastDay * SECONDS_PER_DAY + SECONDS_PER_DAY - 1;
-  if (firstDay === lastDay && !(startsClean && endsClean)) {
-    return { fullFrom: firstDay, fullTo: firstDay - 1, partial: [range] };
+  const first = Math.floor(range.from / size);
+  const last = Math.floor(range.to / size);
+  const startsClean = range.from === first * size;
+  const endsClean = range.to === (last + 1) * size - 1;
+  if (first === last && !(startsClean && endsClean)) {
+    return { fullFrom: first, fullTo: first - 1, partial: [range] };
   }
   const partial: TimeRange[] = [];
-  if (!startsClean) partial.push({ from: range.from, to: firstDay * SECONDS_PER_DAY + SECONDS_PER_DAY - 1 });
-  if (!endsClean) partial.push({ from: lastDay * SECONDS_PER_DAY, to: range.to });
+  if (!startsClean) partial.push({ from: range.from, to: (first + 1) * size - 1 });
+  if (!endsClean) partial.push({ from: last * size, to: range.to });
   return {
-    fullFrom: startsClean ? firstDay : firstDay + 1,
-    fullTo: endsClean ? lastDay : lastDay - 1,
+    fullFrom: startsClean ? first : first + 1,
+    fullTo: endsClean ? last : last - 1,
     partial,
   };
 }

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { HOURLY_DIMENSIONS, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import { createSecondaryIndexStatements } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
 
@@ -163,6 +164,33 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
       async up(db: Kysely<unknown>) {
         if (sqlite) return;
         await sql.raw(RATE_HIT_FUNCTION).execute(db);
+      },
+    },
+    "005-hour-counts": {
+      // The dimensions with many complaints a day are also counted per hour, so that a deep offset
+      // is placed within an hour and a range given with times is cut at hours: what is left to
+      // skip or count on rows is one hour's complaints, not one day's (docs/query-design.md).
+      async up(db: Kysely<unknown>) {
+        await db.schema
+          .createTable("complaint_hour_counts")
+          .addColumn("dimension", "text", (col) => col.notNull())
+          .addColumn("value", "text", (col) => col.notNull())
+          .addColumn("hour", "integer", (col) => col.notNull())
+          .addColumn("count", "integer", (col) => col.notNull())
+          .addPrimaryKeyConstraint("complaint_hour_counts_pk", ["dimension", "value", "hour"])
+          .modifyEnd(clustered)
+          .execute();
+        const hour = (column: string) => `${column} / ${SECONDS_PER_HOUR}`;
+        const parts = HOURLY_DIMENSIONS.map(({ name, value, column }) => {
+          const valueColumn = value ?? "''";
+          return `select '${name}', ${valueColumn}, ${hour(column)}, count(*) from complaints
+            group by ${value ? `${value}, ` : ""}${hour(column)}`;
+        });
+        await sql
+          .raw(
+            `insert into complaint_hour_counts (dimension, value, hour, count) ${parts.join(" union all ")}`,
+          )
+          .execute(db);
       },
     },
   };

@@ -4,6 +4,7 @@ import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Complaint } from "../domain/complaint.js";
 import { matchKey } from "../domain/complaint.js";
+import { HOURLY_DIMENSIONS, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
 import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { PostgresDatabase } from "./database.js";
@@ -63,6 +64,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     const client = this.client;
     if (!client) throw new Error("commit() outside begin()");
     const day = (column: string) => `floor(${column} / 86400.0)::integer`;
+    const hour = (column: string) => `floor(${column} / ${SECONDS_PER_HOUR}.0)::integer`;
     const result = await client.query<{ added: number; total: number }>(
       `with added as (
         insert into complaints (${COLUMNS})
@@ -80,6 +82,15 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         insert into complaint_counts (dimension, value, day, count)
         select dimension, value, day, count(*) from dimensions group by dimension, value, day
         on conflict (dimension, value, day) do update set count = complaint_counts.count + excluded.count
+      ), hours as (
+        ${HOURLY_DIMENSIONS.map(
+          ({ name, value, column }) =>
+            `select '${name}' as dimension, ${value ?? "''"} as value, ${hour(column)} as hour from added`,
+        ).join(" union all ")}
+      ), counted_hours as (
+        insert into complaint_hour_counts (dimension, value, hour, count)
+        select dimension, value, hour, count(*) from hours group by dimension, value, hour
+        on conflict (dimension, value, hour) do update set count = complaint_hour_counts.count + excluded.count
       )
       select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`,
     );

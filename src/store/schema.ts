@@ -26,6 +26,14 @@ export interface ComplaintCountTable {
   count: number;
 }
 
+/** Per-hour counts of the dimensions listed in `HOURLY_DIMENSIONS`; `hour` is hours since the epoch. */
+export interface ComplaintHourCountTable {
+  dimension: string;
+  value: string;
+  hour: number;
+  count: number;
+}
+
 export interface ApiKeyTable {
   id: Generated<number>;
   prefix: string;
@@ -108,6 +116,7 @@ export interface MirrorStateTable {
 export interface Schema {
   complaints: ComplaintTable;
   complaint_counts: ComplaintCountTable;
+  complaint_hour_counts: ComplaintHourCountTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;
   notices: NoticeTable;

@@ -2,7 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import type { Complaint } from "../domain/complaint.js";
 import { matchKey } from "../domain/complaint.js";
 import { dayOf } from "../domain/date-time.js";
-import { dimensionsOf } from "./complaint-dimensions.js";
+import { dimensionsOf, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
 import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { SqliteDatabase } from "./database.js";
@@ -21,7 +21,9 @@ const MAX_PENDING_COUNTS = 50_000;
 export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly insertStatement: BetterSqlite3.Statement;
   private readonly countStatement: BetterSqlite3.Statement;
+  private readonly hourCountStatement: BetterSqlite3.Statement;
   private readonly counts = new Map<string, number>();
+  private readonly hourCounts = new Map<string, number>();
   private open = false;
   /** Loading into an empty table: secondary indexes are dropped and built once at commit. */
   private bulk = false;
@@ -37,6 +39,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.countStatement = database.sqlite.prepare(
       `insert into complaint_counts (dimension, value, day, count) values (?, ?, ?, ?)
         on conflict (dimension, value, day) do update set count = count + excluded.count`,
+    );
+    this.hourCountStatement = database.sqlite.prepare(
+      `insert into complaint_hour_counts (dimension, value, hour, count) values (?, ?, ?, ?)
+        on conflict (dimension, value, hour) do update set count = count + excluded.count`,
     );
   }
 
@@ -54,6 +60,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       for (const statement of dropSecondaryIndexStatements(this.database.db))
         this.database.sqlite.exec(statement);
     this.counts.clear();
+    this.hourCounts.clear();
     this.added = 0;
     this.existing = 0;
   }
@@ -82,17 +89,25 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       for (const dimension of dimensionsOf(complaint)) {
         const key = `${dimension.name}\u0000${dimension.value}\u0000${dayOf(dimension.at)}`;
         this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+        if (!dimension.hourly) continue;
+        const hourKey = `${dimension.name}\u0000${dimension.value}\u0000${Math.floor(dimension.at / SECONDS_PER_HOUR)}`;
+        this.hourCounts.set(hourKey, (this.hourCounts.get(hourKey) ?? 0) + 1);
       }
     }
-    if (this.counts.size >= MAX_PENDING_COUNTS) this.writeCounts();
+    if (this.counts.size + this.hourCounts.size >= MAX_PENDING_COUNTS) this.writeCounts();
   }
 
   private writeCounts(): void {
-    for (const [key, count] of this.counts) {
-      const [name, value, day] = key.split("\u0000");
-      this.countStatement.run(name, value, Number(day), count);
+    for (const [counts, statement] of [
+      [this.counts, this.countStatement],
+      [this.hourCounts, this.hourCountStatement],
+    ] as const) {
+      for (const [key, count] of counts) {
+        const [name, value, bucket] = key.split("\u0000");
+        statement.run(name, value, Number(bucket), count);
+      }
+      counts.clear();
     }
-    this.counts.clear();
   }
 
   async commit(also?: AlsoCommit): Promise<WriteResult> {
@@ -120,6 +135,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   async rollback(): Promise<void> {
     if (!this.open) return;
     this.counts.clear();
+    this.hourCounts.clear();
     this.database.sqlite.exec("rollback");
     this.open = false;
   }

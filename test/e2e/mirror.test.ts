@@ -29,6 +29,7 @@ const NOTICES = 400;
 interface Snapshot {
   rows: unknown[];
   counts: unknown[];
+  hourCounts: unknown[];
   /** Every notice (all columns: ids, attributes, revisions, update times), by id. */
   notices: Array<{ id: string; created_at: number | string; revision: number | string }>;
   /** Every value of the notices' list attributes (acquired entities, tags). */
@@ -55,7 +56,14 @@ async function snapshot(location: string): Promise<Snapshot> {
       .orderBy("value")
       .orderBy("day")
       .execute();
-    return { rows, counts, notices, noticeValues };
+    const hourCounts = await database.db
+      .selectFrom("complaint_hour_counts")
+      .selectAll()
+      .orderBy("dimension")
+      .orderBy("value")
+      .orderBy("hour")
+      .execute();
+    return { rows, counts, hourCounts, notices, noticeValues };
   } finally {
     await database.close();
   }
@@ -89,6 +97,7 @@ function assertSameComplaints(copy: Snapshot, source: Snapshot): void {
   assert.equal(copy.rows.length, source.rows.length, "as many complaints as the source");
   assert.deepEqual(copy.rows, source.rows, "same ids and attributes");
   assert.deepEqual(copy.counts, source.counts, "same daily counts, so the same totals for every filter");
+  assert.deepEqual(copy.hourCounts, source.hourCounts, "same hourly counts");
 }
 
 /** Starts `ftcapi mirror <args>` as a process whose output the test watches. */
