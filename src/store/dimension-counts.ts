@@ -1,7 +1,7 @@
 import { SECONDS_PER_DAY } from "../domain/date-time.js";
 import { type Dimension, isHourly, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
-import { complaintCommitsTo } from "./local-commits.js";
+import { commitsTo } from "./local-commits.js";
 
 /**
  * One dimension's counts per day or per hour (`bucketSeconds`), ascending, with running sums: the
@@ -176,7 +176,7 @@ export class DimensionCounts {
 
   private async refresh(): Promise<void> {
     const now = Date.now();
-    const localCommits = complaintCommitsTo(this.database.location);
+    const localCommits = commitsTo("complaints", this.database.location);
     const recent = this.checkIntervalMs > 0 && now - this.checkedAt < this.checkIntervalMs;
     if (recent && localCommits === this.localCommits) return;
     this.checkedAt = now;

@@ -4,6 +4,7 @@ import type { NoticeFieldName } from "../domain/notice-fields.js";
 import { NOTICE_FIELDS } from "../domain/notice-fields.js";
 import type { FilterCondition, FilterGroup, FilterNode, NoticeQuery } from "../domain/notice-query.js";
 import type { Database } from "./database.js";
+import { commitsTo } from "./local-commits.js";
 import type { NoticeTable } from "./schema.js";
 
 /** A page of notices and the exact number the query matches. */
@@ -36,21 +37,27 @@ const SELECTED = [
   "updated_at",
 ] as const;
 
+/** Totals kept per store (per process): enough for every filter a busy server sees in a while. */
+const TOTALS_KEPT = 1000;
+
 /**
  * Reads notices. A query's filter tree is compiled to one SQL condition (the same on both
- * dialects); the total is a COUNT over it and a page is read with LIMIT/OFFSET in the requested
- * order, so no request holds more than a page of notices in memory.
+ * dialects but for how a list field's condition reaches its values); the total is a COUNT over it
+ * and a page is read with LIMIT/OFFSET in the requested order, so no request holds more than a page
+ * of notices in memory.
+ *
+ * Totals are kept per filter with the `notice_version` they were counted at and reused while the
+ * version stays the same: paging through a filter counts it once. Any change to the notices, by any
+ * process, changes the version (see `version`).
  */
 export class NoticeStore {
+  private readonly totals = new Map<string, { version: string; total: number }>();
+
   constructor(private readonly database: Database) {}
 
   async list(query: NoticeQuery): Promise<NoticePage> {
-    const where = compileGroup(query.filter);
-    let count = this.database.db
-      .selectFrom("notices")
-      .select((eb) => eb.fn.countAll<number | string>().as("count"));
-    if (where) count = count.where(where);
-    const total = Number((await count.executeTakeFirst())?.count ?? 0);
+    const where = compileGroup(query.filter, this.database.dialect);
+    const total = await this.total(where);
     if (query.offset >= total) return { total, records: [] };
 
     // Near the end, read backwards from the other end: the order is total (ties end in the id),
@@ -96,6 +103,53 @@ export class NoticeStore {
     return { total, records: await this.withValues(rows) };
   }
 
+  /**
+   * The exact number of notices `where` matches, counted or kept from an earlier count. The version
+   * is read before and after counting: when both agree, no change committed in between, so the
+   * count belongs to that version.
+   */
+  private async total(where: Expression<SqlBool> | undefined): Promise<number> {
+    let count = this.database.db
+      .selectFrom("notices")
+      .select((eb) => eb.fn.countAll<number | string>().as("count"));
+    if (where) count = count.where(where);
+    const compiled = count.compile();
+    const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+    const before = await this.version();
+    const kept = this.totals.get(key);
+    if (kept) {
+      this.totals.delete(key);
+      if (kept.version === before) {
+        this.totals.set(key, kept);
+        return kept.total;
+      }
+    }
+    const { rows } = await this.database.db.executeQuery(compiled);
+    const total = Number(rows[0]?.count ?? 0);
+    if ((await this.version()) === before) {
+      this.totals.set(key, { version: before, total });
+      if (this.totals.size > TOTALS_KEPT) this.totals.delete(this.totals.keys().next().value as string);
+    }
+    return total;
+  }
+
+  /**
+   * SQLite: `PRAGMA data_version` (any other connection's commit changes it) and this process's own
+   * notice commits. PostgreSQL: `notice_version`, which statement triggers increase (migration 006).
+   */
+  private async version(): Promise<string> {
+    if (this.database.dialect === "sqlite") {
+      const dataVersion = this.database.sqlite.pragma("data_version", { simple: true });
+      return `${dataVersion}:${commitsTo("notices", this.database.location)}`;
+    }
+    const row = await this.database.db
+      .selectFrom("notice_version")
+      .select("version")
+      .where("id", "=", 1)
+      .executeTakeFirst();
+    return String(row?.version);
+  }
+
   async findById(id: string): Promise<Notice | undefined> {
     const row = await this.database.db
       .selectFrom("notices")
@@ -126,10 +180,13 @@ export class NoticeStore {
     return Number(row?.count ?? 0);
   }
 
-  /** Refreshes the planner's statistics after an import. */
+  /**
+   * Refreshes the planner's statistics after an import; on PostgreSQL also the visibility map, so
+   * counts read the indexes alone instead of every row.
+   */
   async optimize(): Promise<void> {
     await sql
-      .raw(this.database.dialect === "postgres" ? "analyze notices, notice_values" : "pragma optimize")
+      .raw(this.database.dialect === "postgres" ? "vacuum analyze notices, notice_values" : "pragma optimize")
       .execute(this.database.db);
   }
 
@@ -175,14 +232,14 @@ export class NoticeStore {
 }
 
 /** The group as one SQL condition; undefined for an empty root (no filter). */
-function compileGroup(group: FilterGroup): Expression<SqlBool> | undefined {
+function compileGroup(group: FilterGroup, dialect: Database["dialect"]): Expression<SqlBool> | undefined {
   if (group.members.length === 0) return undefined;
-  return compileNode(group);
+  return compileNode(group, dialect);
 }
 
-function compileNode(node: FilterNode): RawBuilder<SqlBool> {
-  if (node.kind === "condition") return compileCondition(node);
-  const parts = node.members.map(compileNode);
+function compileNode(node: FilterNode, dialect: Database["dialect"]): RawBuilder<SqlBool> {
+  if (node.kind === "condition") return compileCondition(node, dialect);
+  const parts = node.members.map((member) => compileNode(member, dialect));
   return sql<SqlBool>`(${sql.join(parts, sql.raw(node.conjunction === "AND" ? " and " : " or "))})`;
 }
 
@@ -196,7 +253,7 @@ function likePattern(value: string, before: string, after: string): string {
  * compare as their `YYYY-MM-DD` text; moments as seconds. A condition on a multi-value field holds
  * when any of the notice's values satisfies it; IS NULL there means the notice has no value.
  */
-function compileCondition(condition: FilterCondition): RawBuilder<SqlBool> {
+function compileCondition(condition: FilterCondition, dialect: Database["dialect"]): RawBuilder<SqlBool> {
   const kind = NOTICE_FIELDS[condition.field];
   if (kind === "array") {
     const values = sql`select 1 from notice_values where notice_values.notice_id = notices.id and notice_values.field = ${condition.field}`;
@@ -207,7 +264,11 @@ function compileCondition(condition: FilterCondition): RawBuilder<SqlBool> {
       condition,
       (value) => sql`lower(cast(${value} as text))`,
     );
-    return sql<SqlBool>`exists (${values} and ${test})`;
+    // PostgreSQL reads the matching values once, through their trigram index, even inside an OR
+    // (an EXISTS there is probed once per notice). SQLite probes per notice: a page in an indexed
+    // order stops at its last notice. notice_id is never null, so IN means exactly EXISTS.
+    if (dialect === "sqlite") return sql<SqlBool>`exists (${values} and ${test})`;
+    return sql<SqlBool>`notices.id in (select notice_values.notice_id from notice_values where notice_values.field = ${condition.field} and ${test})`;
   }
   const column = sql.ref(`notices.${COLUMNS[condition.field as keyof typeof COLUMNS]}`);
   if (condition.operator === "IS NULL") return sql<SqlBool>`${column} is null`;

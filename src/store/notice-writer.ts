@@ -1,6 +1,7 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { type Notice, noticeContentDigest } from "../domain/notice.js";
 import type { Database } from "./database.js";
+import { noteCommit } from "./local-commits.js";
 import type { NoticeTable, NoticeValueTable, Schema } from "./schema.js";
 
 export interface NoticeWriteResult {
@@ -159,6 +160,7 @@ export class NoticeWriter {
     if (this.tracking && this.database.dialect === "sqlite")
       await sql.raw("drop table temp.notice_import_lines").execute(db);
     await sql.raw("commit").execute(db);
+    noteCommit("notices", this.database.location);
     this.tracking = false;
     return { ...this.result };
   }

@@ -8,7 +8,7 @@ import { HOURLY_DIMENSIONS, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
 import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { PostgresDatabase } from "./database.js";
-import { noteComplaintCommit } from "./local-commits.js";
+import { noteCommit } from "./local-commits.js";
 
 const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
@@ -101,7 +101,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     for (const statement of also?.(written) ?? [])
       await client.query(statement.sql, statement.parameters as unknown[]);
     await client.query("commit");
-    noteComplaintCommit(this.database.location);
+    noteCommit("complaints", this.database.location);
     this.release();
     return written;
   }

@@ -93,6 +93,15 @@ export interface NoticeValueTable {
   value: string;
 }
 
+/**
+ * One row: a number that every change to `notices` or `notice_values` increases (triggers, in the
+ * changing transaction), so a total counted at one version holds while the version is the same.
+ */
+export interface NoticeVersionTable {
+  id: number;
+  version: number | string;
+}
+
 /** When a collection's content last changed (seconds). */
 export interface CollectionUpdateTable {
   collection: string;
@@ -121,6 +130,7 @@ export interface Schema {
   settings: SettingTable;
   notices: NoticeTable;
   notice_values: NoticeValueTable;
+  notice_version: NoticeVersionTable;
   collection_updates: CollectionUpdateTable;
   mirror_state: MirrorStateTable;
 }

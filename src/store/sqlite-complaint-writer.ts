@@ -6,7 +6,7 @@ import { dimensionsOf, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
 import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { SqliteDatabase } from "./database.js";
-import { noteComplaintCommit } from "./local-commits.js";
+import { noteCommit } from "./local-commits.js";
 
 /**
  * SQLite: prepared statements in one IMMEDIATE transaction; daily counts summed in memory and
@@ -127,7 +127,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       }
     }
     this.database.sqlite.exec("commit");
-    noteComplaintCommit(this.database.location);
+    noteCommit("complaints", this.database.location);
     this.open = false;
     return { added: this.added, existing: this.existing };
   }
