@@ -163,7 +163,11 @@ for (const dialect of DIALECTS) {
         await server.stop();
       }
       const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
-      assert.match(usage.stdout, /^8 requests by /m, "every request is written by the time the server has stopped");
+      assert.match(
+        usage.stdout,
+        /^8 requests by /m,
+        "every request is written by the time the server has stopped",
+      );
     });
   });
 }
