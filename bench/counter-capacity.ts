@@ -1,7 +1,9 @@
 /**
- * How many counted requests one PostgreSQL primary can take: every keyed API request, on every
- * replica, makes one call of `ftcapi_rate_hit` on the primary, so this bounds the whole
- * deployment's keyed request rate however many replicas serve reads. Drives the function with
+ * How many leases one PostgreSQL primary can grant: keyed API requests, on every replica, are
+ * admitted from hits leased by calls of `ftcapi_rate_lease` on the primary. This measures the
+ * worst case, one hit per call (a key at its limit, or a slow client whose lease goes back unused),
+ * so it bounds the whole deployment's keyed request rate however many replicas serve reads; a busy
+ * key far from its limit takes up to 64 hits a call. Drives the function with
  * pgbench (Debian's postgresql-client), over many keys and over one hot key, and writes a
  * markdown table to bench/results/. Usage:
  * npm run bench:counters -- [--clients C] [--seconds S] [--runs R] [--keys K]
@@ -31,12 +33,12 @@ try {
   await migrate(database);
   await database.close();
 
-  /** One keyed request's counting, as PostgresRateLimitStore issues it. */
+  /** A lease of one hit, as PostgresRateLimitStore issues it. */
   const call = (key: string) =>
     [
       `\\set key ${key}`,
-      "select * from ftcapi_rate_hit(array['key:' || :key], array[1000000000]::bigint[], array[3600]::bigint[],",
-      "  array[(extract(epoch from now())::bigint / 60) * 60], :key, (extract(epoch from now())::bigint / 3600) * 3600);",
+      "select * from ftcapi_rate_lease(array['key:' || :key], array[1000000000]::bigint[], array[3600]::bigint[],",
+      "  array[(extract(epoch from now())::bigint / 60) * 60], 1, 1, '{}'::text[], '{}'::bigint[], '{}'::bigint[]);",
     ].join("\n");
   const workloads: Array<[string, string]> = [
     [`${values.keys} keys, each request a random one`, call(`random(1, ${values.keys})`)],
@@ -47,7 +49,7 @@ try {
     "",
     `${new Date().toISOString()}; pgbench, ${values.clients} clients, ${values.seconds} s x ${values.runs} runs; medians. The throwaway cluster runs with fsync off, so a durable primary's figures depend on its disk's flush rate too.`,
     "",
-    "| workload | counted requests/s | mean latency ms |",
+    "| workload | leases (one hit each)/s | mean latency ms |",
     "|---|---:|---:|",
   ];
   for (const [name, script] of workloads) {

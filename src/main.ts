@@ -176,17 +176,18 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       ],
       new FreshnessStore(readDatabase),
     );
+    const rateLimiter = new RateLimiter(createRateLimitStore(database), {
+      defaultLimitPerHour: config.rateLimitPerHour,
+      keyWindowSeconds: config.rateLimitWindowSeconds,
+      demoLimitPerHour: config.demoLimitPerHour,
+      demoLimitPerDay: config.demoLimitPerDay,
+    });
     const app = await buildApp({
       complaints,
       notices,
       freshness,
       keys: new KeyVerifier(keyStore, secret),
-      rateLimiter: new RateLimiter(createRateLimitStore(database), {
-        defaultLimitPerHour: config.rateLimitPerHour,
-        keyWindowSeconds: config.rateLimitWindowSeconds,
-        demoLimitPerHour: config.demoLimitPerHour,
-        demoLimitPerDay: config.demoLimitPerDay,
-      }),
+      rateLimiter,
       limitsEnabled: config.rateLimits,
       issueKey: async (signup) => (await createKey(keyStore, secret, signup)).key,
       signupsPerHour: config.signupLimitPerHour,
@@ -216,6 +217,8 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       certPath: tls.certPath,
       stop: async () => {
         await stopServer(app, httpServer);
+        // Unused leased hits back to the shared counters, and the last usage written.
+        await rateLimiter.close();
         await database.close();
         if (readDatabase !== database) await readDatabase.close();
       },

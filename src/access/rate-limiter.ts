@@ -1,5 +1,13 @@
 import type { ApiKeyRecord } from "../store/key-store.js";
-import type { RateLimitStore, RateWindow } from "../store/rate-limit-store.js";
+import {
+  bucketSecondsOf,
+  type LeaseResult,
+  type RateLimitStore,
+  type RateWindow,
+  type ReturnedHits,
+  type UsageCount,
+  type WindowState,
+} from "../store/rate-limit-store.js";
 
 export interface RateLimitPolicy {
   /** Requests an hour for a key without its own limit. */
@@ -20,6 +28,28 @@ export const DEFAULT_POLICY: RateLimitPolicy = {
   demoLimitPerDay: 50,
 };
 
+/** How hits are leased from the shared counters; see RateLimiter. */
+export interface LeasePolicy {
+  /** Hits asked for by a subject's first lease; each lease used up before it expires doubles the ask. */
+  firstHits: number;
+  /** The largest lease. */
+  maxHits: number;
+  /** At most this share of what the fullest window has left (rounded up), so leases shrink to 1 near the limit. */
+  roomShare: number;
+  /** Unused hits of a lease not used for this long are handed back. */
+  idleSeconds: number;
+  /** How often idle leases are handed back and usage is written. */
+  settleIntervalMs: number;
+}
+
+export const DEFAULT_LEASE_POLICY: LeasePolicy = {
+  firstHits: 8,
+  maxHits: 64,
+  roomShare: 0.25,
+  idleSeconds: 1,
+  settleIntervalMs: 500,
+};
+
 /** What the gateway tells the client: the tightest window's state. */
 export interface RateLimitDecision {
   allowed: boolean;
@@ -31,18 +61,51 @@ export interface RateLimitDecision {
 const HOUR_SECONDS = 3600;
 const DAY_SECONDS = 86_400;
 
+/** Hits this process took from the shared counters for one set of windows and has not used yet. */
+interface Lease {
+  /** The windows as leased: a changed limit takes a new lease. */
+  windows: readonly RateWindow[];
+  /** Each window as the store left it: `used` counts every leased hit, these included. */
+  states: WindowState[];
+  unused: number;
+  /** The end of the earliest window's bucket: hits are counted in their bucket, so used only within it. */
+  expiresAtSeconds: number;
+  lastUsedSeconds: number;
+  /** The size asked for this lease. */
+  ask: number;
+}
+
 /**
  * Rolling-window limits, as api.data.gov applies them: each key its hourly limit (its own, the
  * default, or none); DEMO_KEY per client address, 30 an hour and 50 a day. Counters live in the
  * store, so every worker and process on one database shares them.
+ *
+ * Counting is leased: a process takes several hits from the shared counters in one store write
+ * and admits requests from them in memory. The counters count leased hits, so the requests every
+ * process admits never exceed a limit. Unused hits go back to the counters after `idleSeconds`
+ * without a request, when the window's bucket ends, when the limit changes, and on `close()`.
+ * One process alone is exact (it sees every hit it took); with several, a client can be refused
+ * while another process holds unused hits, for at most about `idleSeconds`, and its
+ * X-RateLimit-Remaining is low by those hits. Keys' usage is counted in memory and written every
+ * `settleIntervalMs` and on `close()`.
  */
 export class RateLimiter {
   private lastPurgeSeconds = 0;
+  private readonly leases = new Map<string, Lease>();
+  /** Leases being taken, by subjects: requests for the same windows wait for it rather than take their own. */
+  private readonly renewing = new Map<string, Promise<unknown>>();
+  private readonly usage = new Map<string, UsageCount>();
+  /** Hits a failed write could not hand back; retried with the next one. */
+  private unreturned: ReturnedHits[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private settling: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly store: RateLimitStore,
     private readonly policy: RateLimitPolicy = DEFAULT_POLICY,
     private readonly now: () => number = () => Date.now() / 1000,
+    private readonly leasePolicy: LeasePolicy = DEFAULT_LEASE_POLICY,
   ) {}
 
   /** Counts a request by `key` from `clientAddress`; null when the key has no limit (usage is still recorded). */
@@ -69,33 +132,160 @@ export class RateLimiter {
               windowSeconds: this.policy.keyWindowSeconds ?? HOUR_SECONDS,
             },
           ];
-    return this.decide(windows, key.id);
+    if (windows.length === 0) {
+      this.countUsage(key.id, this.now());
+      return null;
+    }
+    const decision = await this.admit(windows);
+    if (decision.allowed) this.countUsage(key.id, this.now());
+    return decision;
   }
 
-  /** Counts a hit against an arbitrary subject (sign-up per address, for instance). */
+  /** Counts a hit against an arbitrary subject (sign-up per address, for instance), one store write each. */
   async checkSubject(subject: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return (await this.decide([{ subject, limit, windowSeconds }], undefined))!;
-  }
-
-  private async decide(
-    windows: RateWindow[],
-    usageKeyId: number | undefined,
-  ): Promise<RateLimitDecision | null> {
     const nowSeconds = Math.floor(this.now());
     await this.purgeNow(nowSeconds);
-    const result = await this.store.hit(windows, nowSeconds, usageKeyId);
-    if (windows.length === 0) return null;
-    const tightest = result.windows.reduce((a, b) => (b.limit - b.used < a.limit - a.used ? b : a));
-    const blocking = result.windows.filter((window) => window.used >= window.limit);
-    const resetSeconds = result.allowed
-      ? tightest.resetSeconds
-      : Math.max(...blocking.map((window) => window.resetSeconds));
-    return {
-      allowed: result.allowed,
-      limit: tightest.limit,
-      remaining: Math.max(0, tightest.limit - tightest.used),
-      resetSeconds,
+    const windows = [{ subject, limit, windowSeconds }];
+    const result = await this.store.lease(windows, { maxHits: 1, roomShare: 1 }, nowSeconds, []);
+    return result.granted === 0
+      ? refusedDecision(windows, result, nowSeconds)
+      : allowedDecision(windows, result.windows, 0, nowSeconds);
+  }
+
+  /** Hands every unused hit back and writes the usage counted so far; call once requests have stopped. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.settling;
+    await Promise.allSettled([...this.renewing.values()]);
+    await this.settle(true);
+  }
+
+  private async admit(windows: RateWindow[]): Promise<RateLimitDecision> {
+    const id = windows.map((window) => window.subject).join("\n");
+    for (;;) {
+      const pending = this.renewing.get(id);
+      if (pending) {
+        await pending.catch(() => undefined);
+        continue;
+      }
+      const now = this.now();
+      const nowSeconds = Math.floor(now);
+      const lease = this.leases.get(id);
+      if (lease && lease.unused > 0 && isUsable(lease, windows, nowSeconds)) {
+        lease.unused--;
+        lease.lastUsedSeconds = now;
+        return allowedDecision(lease.windows, lease.states, lease.unused, nowSeconds);
+      }
+      const renewal = this.renew(id, windows, lease, now);
+      this.renewing.set(id, renewal);
+      try {
+        return await renewal;
+      } finally {
+        this.renewing.delete(id);
+      }
+    }
+  }
+
+  /** Takes a new lease for `windows` (taking one hit for the caller), handing the old one's unused hits back in the same write. */
+  private async renew(
+    id: string,
+    windows: RateWindow[],
+    old: Lease | undefined,
+    now: number,
+  ): Promise<RateLimitDecision> {
+    const nowSeconds = Math.floor(now);
+    await this.purgeNow(nowSeconds);
+    const returned = old ? takeUnused(old) : [];
+    const usedUp = old !== undefined && returned.length === 0 && isUsable(old, windows, nowSeconds);
+    const ask = old
+      ? Math.min(this.leasePolicy.maxHits, usedUp ? old.ask * 2 : old.ask)
+      : this.leasePolicy.firstHits;
+    let result: LeaseResult;
+    try {
+      result = await this.store.lease(
+        windows,
+        { maxHits: ask, roomShare: this.leasePolicy.roomShare },
+        nowSeconds,
+        returned,
+      );
+    } catch (err) {
+      this.unreturned.push(...returned);
+      this.leases.delete(id);
+      this.scheduleSettle();
+      throw err;
+    }
+    if (result.granted === 0) {
+      this.leases.delete(id);
+      return refusedDecision(windows, result, nowSeconds);
+    }
+    const lease: Lease = {
+      windows,
+      states: result.windows,
+      unused: result.granted - 1,
+      expiresAtSeconds: Math.min(
+        ...windows.map(
+          (window, index) => result.windows[index]!.bucket + bucketSecondsOf(window.windowSeconds),
+        ),
+      ),
+      lastUsedSeconds: now,
+      ask,
     };
+    this.leases.set(id, lease);
+    this.scheduleSettle();
+    return allowedDecision(windows, lease.states, lease.unused, nowSeconds);
+  }
+
+  private countUsage(keyId: number, now: number): void {
+    const hour = Math.floor(now / HOUR_SECONDS) * HOUR_SECONDS;
+    const id = `${keyId}:${hour}`;
+    const entry = this.usage.get(id);
+    if (entry) entry.requests++;
+    else this.usage.set(id, { keyId, hour, requests: 1 });
+    this.scheduleSettle();
+  }
+
+  private scheduleSettle(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.settling = this.settle(false).finally(() => {
+        this.settling = undefined;
+        if (this.leases.size > 0 || this.usage.size > 0 || this.unreturned.length > 0) this.scheduleSettle();
+      });
+    }, this.leasePolicy.settleIntervalMs);
+    this.timer.unref();
+  }
+
+  /** Hands back idle and expired leases (every lease when `all`) and writes the usage counted since the last time. */
+  private async settle(all: boolean): Promise<void> {
+    const now = this.now();
+    const nowSeconds = Math.floor(now);
+    const returned = this.unreturned;
+    this.unreturned = [];
+    for (const [id, lease] of this.leases) {
+      if (this.renewing.has(id)) continue;
+      const idle = now - lease.lastUsedSeconds >= this.leasePolicy.idleSeconds;
+      if (all || idle || nowSeconds >= lease.expiresAtSeconds) {
+        returned.push(...takeUnused(lease));
+        this.leases.delete(id);
+      }
+    }
+    const usage = [...this.usage.values()];
+    this.usage.clear();
+    try {
+      await this.store.settle(returned, usage);
+    } catch {
+      // Kept for the next write; until then the counters only err on the side of refusing.
+      this.unreturned.push(...returned);
+      for (const entry of usage) {
+        const id = `${entry.keyId}:${entry.hour}`;
+        const current = this.usage.get(id);
+        if (current) current.requests += entry.requests;
+        else this.usage.set(id, entry);
+      }
+    }
   }
 
   private async purgeNow(nowSeconds: number): Promise<void> {
@@ -103,4 +293,74 @@ export class RateLimiter {
     this.lastPurgeSeconds = nowSeconds;
     await this.store.purge(nowSeconds - DAY_SECONDS - HOUR_SECONDS);
   }
+}
+
+/** Whether a lease still applies to `windows` at `nowSeconds`: same limits, bucket not ended. */
+function isUsable(lease: Lease, windows: readonly RateWindow[], nowSeconds: number): boolean {
+  return (
+    nowSeconds < lease.expiresAtSeconds &&
+    lease.windows.every(
+      (window, index) =>
+        window.limit === windows[index]!.limit && window.windowSeconds === windows[index]!.windowSeconds,
+    )
+  );
+}
+
+/** Empties a lease, returning its unused hits as they are to be handed back. */
+function takeUnused(lease: Lease): ReturnedHits[] {
+  const hits = lease.unused;
+  lease.unused = 0;
+  if (hits === 0) return [];
+  return lease.windows.map((window, index) => ({
+    subject: window.subject,
+    bucket: lease.states[index]!.bucket,
+    hits,
+  }));
+}
+
+function resetSecondsOf(window: RateWindow, state: WindowState, nowSeconds: number): number {
+  return Math.max(1, state.oldestBucket + window.windowSeconds - nowSeconds);
+}
+
+/** Remaining per window: the limit, less what the counters hold, plus this process's unused hits. */
+function allowedDecision(
+  windows: readonly RateWindow[],
+  states: readonly WindowState[],
+  unused: number,
+  nowSeconds: number,
+): RateLimitDecision {
+  let tightest = 0;
+  const remainingOf = (index: number) => states[index]!.limit - states[index]!.used + unused;
+  for (let index = 1; index < states.length; index++) {
+    if (remainingOf(index) < remainingOf(tightest)) tightest = index;
+  }
+  return {
+    allowed: true,
+    limit: states[tightest]!.limit,
+    remaining: Math.max(0, remainingOf(tightest)),
+    resetSeconds: resetSecondsOf(windows[tightest]!, states[tightest]!, nowSeconds),
+  };
+}
+
+function refusedDecision(
+  windows: readonly RateWindow[],
+  result: LeaseResult,
+  nowSeconds: number,
+): RateLimitDecision {
+  const states = result.windows;
+  let tightest = 0;
+  for (let index = 1; index < states.length; index++) {
+    if (states[index]!.limit - states[index]!.used < states[tightest]!.limit - states[tightest]!.used) {
+      tightest = index;
+    }
+  }
+  const blocking = windows
+    .map((window, index) => ({ window, state: states[index]! }))
+    .filter(({ state }) => state.used >= state.limit);
+  return {
+    allowed: false,
+    limit: states[tightest]!.limit,
+    remaining: Math.max(0, states[tightest]!.limit - states[tightest]!.used),
+    resetSeconds: Math.max(...blocking.map(({ window, state }) => resetSecondsOf(window, state, nowSeconds))),
+  };
 }

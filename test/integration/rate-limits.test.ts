@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import BetterSqlite3 from "better-sqlite3";
 import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { eventually } from "../support/eventually.js";
 import { fetchRaw } from "../support/https-client.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -52,8 +53,11 @@ for (const dialect of DIALECTS) {
           const retryAfter = Number(res.headers["retry-after"]);
           assert.ok(retryAfter > 0 && retryAfter <= 3600);
         }
-        const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
-        assert.match(usage.stdout, /^5 requests by /m, "refused requests are not counted");
+        // Usage is written in batches, at least every second.
+        await eventually(async () => {
+          const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
+          assert.match(usage.stdout, /^5 requests by /m, "refused requests are not counted");
+        });
       });
     }
 
@@ -192,10 +196,12 @@ for (const dialect of DIALECTS) {
       }
       const lineOf = (list: string, key: string) =>
         list.split("\n").find((line) => line.startsWith(key.slice(0, 6))) ?? "";
-      const list = (await runCli(["keys", "list", "--db", db])).stdout;
-      const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString().slice(0, 16);
-      assert.ok(lineOf(list, used).includes(hour.replace("T", " ")), `last used this hour:\n${list}`);
-      assert.match(lineOf(list, unused), /\bnever\b/);
+      await eventually(async () => {
+        const list = (await runCli(["keys", "list", "--db", db])).stdout;
+        const hour = new Date(Math.floor(Date.now() / 3_600_000) * 3_600_000).toISOString().slice(0, 16);
+        assert.ok(lineOf(list, used).includes(hour.replace("T", " ")), `last used this hour:\n${list}`);
+        assert.match(lineOf(list, unused), /\bnever\b/);
+      });
 
       const deleted = await runCli(["keys", "delete", used.slice(0, 6), "--db", db]);
       assert.equal(deleted.code, 0, deleted.stderr);
