@@ -1,4 +1,5 @@
 import { hash } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
 
 /** A serialised answer and its entity tag. */
 export interface CachedAnswer {
@@ -23,14 +24,14 @@ export interface AnswerCacheOptions {
 export class AnswerCache {
   private readonly answers = new Map<string, CachedAnswer>();
   private characters = 0;
-  private version: number | undefined;
+  private version: number | string | undefined;
   private checkedAt = 0;
   private checking: Promise<void> | undefined;
   private readonly maxCharacters: number;
   private readonly checkIntervalMs: number;
 
   constructor(
-    private readonly readVersion: () => Promise<number>,
+    private readonly readVersion: () => Promise<number | string>,
     options: AnswerCacheOptions = {},
   ) {
     this.maxCharacters = options.maxCharacters ?? 32 * 1024 * 1024;
@@ -90,4 +91,20 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
   if (header.trim() === "*") return true;
   const bare = etag.replace(/^W\//, "");
   return header.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === bare);
+}
+
+/**
+ * Sends a kept answer with its ETag and `Cache-Control: no-cache` (clients revalidate), or 304 with
+ * no body when the request's If-None-Match names the tag.
+ */
+export function sendAnswer(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  answer: CachedAnswer,
+  contentType: string,
+): FastifyReply {
+  reply.header("ETag", answer.etag);
+  reply.header("Cache-Control", "no-cache");
+  if (matchesIfNoneMatch(req.headers["if-none-match"], answer.etag)) return reply.code(304).send();
+  return reply.type(contentType).send(answer.body);
 }

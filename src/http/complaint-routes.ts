@@ -5,7 +5,7 @@ import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
 import { complaintEnvelope } from "../domain/complaint-envelope.js";
 import { parseComplaintQuery } from "../domain/complaint-query.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
-import { AnswerCache, type CachedAnswer, matchesIfNoneMatch } from "./answer-cache.js";
+import { AnswerCache, type CachedAnswer, sendAnswer } from "./answer-cache.js";
 import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
 
 export const COMPLAINTS_PATH = "/v0/dnc-complaints";
@@ -25,12 +25,8 @@ export function registerComplaintRoutes(
   const cache = new AnswerCache(() => complaints.version(), {
     checkIntervalMs: complaints.versionIsCheap ? 0 : 1000,
   });
-  const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) => {
-    reply.header("ETag", answer.etag);
-    reply.header("Cache-Control", "no-cache");
-    if (matchesIfNoneMatch(req.headers["if-none-match"], answer.etag)) return reply.code(304).send();
-    return reply.type("application/json").send(answer.body);
-  };
+  const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) =>
+    sendAnswer(req, reply, answer, "application/json");
 
   app.get(COMPLAINTS_PATH, async (req, reply) => {
     const query = parseComplaintQuery(queryPairs(req.url));

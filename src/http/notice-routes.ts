@@ -5,6 +5,7 @@ import { NOTICE_ID_PATTERN } from "../domain/notice.js";
 import { encodeQuery, noticeDocument } from "../domain/notice-envelope.js";
 import { parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";
+import { AnswerCache, sendAnswer } from "./answer-cache.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
 
 export const NOTICES_PATH = "/v0/hsr-early-termination-notices";
@@ -38,18 +39,27 @@ export function registerNoticeRoutes(
     return { base, path, pairs };
   };
 
+  // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
+  const cache = new AnswerCache(() => notices.version(), {
+    checkIntervalMs: notices.versionIsCheap ? 0 : 1000,
+  });
+
   app.get(NOTICES_PATH, async (req, reply) => {
     const { base, path, pairs } = requestOf(req);
     const query = parseNoticeQuery(pairs);
-    const page = await notices.list(query);
-    reply.type(JSON_API);
-    return noticeDocument(page.records, page.total, {
-      collectionUrl: `${base}${NOTICES_PATH}`,
-      path,
-      pairs,
-      query,
-      paged: true,
+    const answer = await cache.answer(req.errorVia ?? path, async () => {
+      const page = await notices.list(query);
+      return JSON.stringify(
+        noticeDocument(page.records, page.total, {
+          collectionUrl: `${base}${NOTICES_PATH}`,
+          path,
+          pairs,
+          query,
+          paged: true,
+        }),
+      );
     });
+    return sendAnswer(req, reply, answer, JSON_API);
   });
 
   app.get<{ Params: { id: string } }>(`${NOTICES_PATH}/:id`, async (req, reply) => {

@@ -137,7 +137,12 @@ export class NoticeStore {
    * SQLite: `PRAGMA data_version` (any other connection's commit changes it) and this process's own
    * notice commits. PostgreSQL: `notice_version`, which statement triggers increase (migration 006).
    */
-  private async version(): Promise<string> {
+  /** Whether `version()` is cheap enough to read on every request (SQLite: a pragma). */
+  get versionIsCheap(): boolean {
+    return this.database.dialect === "sqlite";
+  }
+
+  async version(): Promise<string> {
     if (this.database.dialect === "sqlite") {
       const dataVersion = this.database.sqlite.pragma("data_version", { simple: true });
       return `${dataVersion}:${commitsTo("notices", this.database.location)}`;

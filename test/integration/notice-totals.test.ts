@@ -31,6 +31,24 @@ for (const dialect of DIALECTS) {
     });
     after(() => server?.stop());
 
+    it("tags lists and answers their If-None-Match with 304, still counting the key", async () => {
+      const path = `${PATH}?sort=-date&page[limit]=5`;
+      const first = await server.get(path, { "X-Api-Key": key });
+      assert.equal(first.status, 200);
+      const etag = first.headers.etag as string;
+      assert.match(etag, /^"[^"]+"$/);
+      assert.match(String(first.headers["content-type"]), /^application\/vnd\.api\+json/);
+      const conditional = await server.get(path, { "X-Api-Key": key, "If-None-Match": etag });
+      assert.equal(conditional.status, 304);
+      assert.equal(conditional.body, "");
+      assert.equal(
+        Number(conditional.headers["x-ratelimit-remaining"]),
+        Number(first.headers["x-ratelimit-remaining"]) - 1,
+      );
+      const unkeyed = await server.get(path, { "If-None-Match": etag });
+      assert.ok(unkeyed.status >= 400, `status ${unkeyed.status}`);
+    });
+
     it("counts again once another process has imported more notices", async () => {
       const query = `${PATH}?filter[title][value]=a&filter[title][operator]=CONTAINS&page[limit]=1`;
       const count = async () => {
