@@ -292,7 +292,7 @@ export class ComplaintStore {
    */
   async version(): Promise<number> {
     if (this.database.dialect === "sqlite") {
-      return Number(this.database.sqlite.pragma("data_version", { simple: true }));
+      return this.database.dataVersion();
     }
     const row = await this.database.db
       .selectFrom("complaint_counts")

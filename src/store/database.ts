@@ -28,6 +28,11 @@ export interface SqliteDatabase extends DatabaseBase {
   readonly sqlite: BetterSqlite3.Database;
   /** The counter file (`<file>-counters`), opened on first use; the rate limiter counts there. */
   counters(): CounterFile;
+  /**
+   * `PRAGMA data_version`: changes whenever another connection commits to the file. A prepared
+   * statement, since it is read on every request (`pragma()` prepares one on each call).
+   */
+  dataVersion(): number;
 }
 
 /** A PostgreSQL server, for several processes and machines. */
@@ -78,10 +83,12 @@ export function openDatabase(location: string, options: OpenOptions = {}): Datab
     counterFile ??= openCounterFile(counterFileOf(file), sqlite);
     return counterFile;
   };
+  const dataVersion = sqlite.prepare("pragma data_version").pluck();
   return {
     db,
     dialect: "sqlite",
     sqlite,
+    dataVersion: () => Number(dataVersion.get()),
     location: file,
     counters,
     counterDb: () => counters().db,

@@ -144,7 +144,7 @@ export class NoticeStore {
 
   async version(): Promise<string> {
     if (this.database.dialect === "sqlite") {
-      const dataVersion = this.database.sqlite.pragma("data_version", { simple: true });
+      const dataVersion = this.database.dataVersion();
       return `${dataVersion}:${commitsTo("notices", this.database.location)}`;
     }
     const row = await this.database.db
