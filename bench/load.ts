@@ -14,7 +14,7 @@
  * repeated, plainly and as conditional requests with If-None-Match), latency (one connection, one
  * shape at a time).
  *
- * Usage: npm run bench -- --rows N [--dialect sqlite|postgres] [--connections C] [--duration S]
+ * Usage: npm run bench -- --rows N [--days D] [--dialect sqlite|postgres] [--connections C] [--duration S]
  *          [--workers W] [--mode mixed|popular|latency] [--runs R] [--requests K] [--db FILE]
  * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead;
  * the notices are imported into it when it has none.
@@ -40,6 +40,8 @@ import {
 const { values } = parseArgs({
   options: {
     rows: { type: "string", default: "1000000" },
+    /** The span the complaints are generated over; fewer days make denser days. */
+    days: { type: "string", default: "365" },
     dialect: { type: "string", default: "sqlite" },
     connections: { type: "string", default: "50" },
     duration: { type: "string", default: "10" },
@@ -51,6 +53,9 @@ const { values } = parseArgs({
   },
 });
 const rows = Number(values.rows);
+const days = Number(values.days);
+/** Data sets other than the original one-year span carry their span in their cache names. */
+const spanTag = days === 365 ? "" : `-days${days}`;
 const dialect = values.dialect === "postgres" ? "postgres" : "sqlite";
 const connections = Number(values.connections);
 const duration = Number(values.duration);
@@ -64,7 +69,7 @@ const LATENCY_PATHS = 500;
 mkdirSync(cache, { recursive: true });
 
 // --- data: generated once, imported once per dialect, both kept in bench/cache ---------------
-const csv = join(cache, `dnc-${rows}-days365-seed1-end2026-01-01.csv`);
+const csv = join(cache, `dnc-${rows}-days${days}-seed1-end2026-01-01.csv`);
 if (!values.db && !existsSync(csv)) {
   console.log(`generating ${rows} complaints...`);
   cli([
@@ -73,7 +78,7 @@ if (!values.db && !existsSync(csv)) {
     "--rows",
     String(rows),
     "--days",
-    "365",
+    String(days),
     "--seed",
     "1",
     "--end",
@@ -131,7 +136,7 @@ if (values.db) {
 } else if (dialect === "postgres") {
   const cluster = await startThrowawayCluster(join(cache, "postgres"));
   stopCluster = cluster.stop;
-  const name = `dnc_${rows}`;
+  const name = `dnc_${rows}${spanTag.replace("-", "_")}`;
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
   needsImport = (await admin.query("select 1 from pg_database where datname = $1", [name])).rowCount === 0;
@@ -139,7 +144,7 @@ if (values.db) {
   await admin.end();
   location = cluster.url.replace(/\/postgres$/, `/${name}`);
 } else {
-  location = join(cache, `dnc-${rows}.db`);
+  location = join(cache, `dnc-${rows}${spanTag}.db`);
   needsImport = !existsSync(location);
 }
 if (needsImport) {
@@ -302,7 +307,7 @@ const summary = (list: WrkResult[]) => ({
 const mb = (values: number[]) => values.map((value) => value.toFixed(0)).join(" + ");
 
 const lines: string[] = [];
-const data = `${rows.toLocaleString("en-US")} complaints and ${DEMO_NOTICES.rows.toLocaleString("en-US")} notices`;
+const data = `${rows.toLocaleString("en-US")} complaints over ${days} days and ${DEMO_NOTICES.rows.toLocaleString("en-US")} notices`;
 const stamp = `${new Date().toISOString()}; ${data} on ${dialect}; ftcapi ${workers} worker(s), key checked and counted on every request`;
 try {
   console.log("sampling values and totals...");
@@ -420,4 +425,4 @@ const report = lines.join("\n");
 console.log(`\n${report}`);
 const directory = join(ROOT, "bench", "results");
 mkdirSync(directory, { recursive: true });
-writeFileSync(join(directory, `load-${mode}-${dialect}-${rows}-${workers}w.md`), `${report}\n`);
+writeFileSync(join(directory, `load-${mode}-${dialect}-${rows}${spanTag}-${workers}w.md`), `${report}\n`);
