@@ -86,28 +86,48 @@ export class ComplaintStore {
 
     const scanInOrder = query.violation !== undefined && (await this.violationIsCommon(query, total));
     const direction = order === "DESC" ? "desc" : "asc";
-    let select = this.filtered(
-      this.database.db.selectFrom("complaints").select(COLUMNS),
-      query,
-      created,
-      scanInOrder,
-    );
-    // Ordering by the filter's equality columns first changes nothing in the result but names the
-    // filter's index as the one that yields the order, so no planner prefers scanning another.
-    for (const column of equalityColumns(query)) select = select.orderBy(column, direction);
     // A rare violation date is best found on its own index and sorted: `created_at + 0` keeps
     // planners from walking the created order instead, hoping to meet matches early.
     const rareViolation =
       query.violation !== undefined && !scanInOrder && equalityColumns(query).length === 0;
-    const rows = await select
-      .orderBy(rareViolation ? sql`created_at + 0` : sql.ref("created_at"), direction)
-      .orderBy("id", direction)
-      .limit(limit)
-      .offset(offset)
-      .execute();
+    const page = <O>(select: SelectQueryBuilder<Schema, "complaints", O>) => {
+      let ordered = this.filtered(select, query, created, scanInOrder);
+      // Ordering by the filter's equality columns first changes nothing in the result but names the
+      // filter's index as the one that yields the order, so no planner prefers scanning another.
+      for (const column of equalityColumns(query)) ordered = ordered.orderBy(column, direction);
+      return ordered
+        .orderBy(rareViolation ? sql`created_at + 0` : sql.ref("created_at"), direction)
+        .orderBy("id", direction)
+        .limit(limit)
+        .offset(offset);
+    };
+    const complaints = this.database.db.selectFrom("complaints");
+    // Rows skipped by an offset, or sorted, need only their key: every index holds (created_at, id),
+    // so those reads never touch the table (PostgreSQL would otherwise read every skipped row from
+    // its heap, SQLite sort whole rows); the page's rows are then fetched by id.
+    const rows =
+      offset > 0 || rareViolation
+        ? await this.byKeys(await page(complaints.select(["created_at", "id"])).execute())
+        : await page(complaints.select(COLUMNS)).execute();
     const records = rows.map(toComplaint);
     if (reversed) records.reverse();
     return { total, records };
+  }
+
+  /** The complaints with these keys, in the keys' order. */
+  private async byKeys(keys: Array<{ created_at: number; id: string }>) {
+    if (keys.length === 0) return [];
+    const rows = await this.database.db
+      .selectFrom("complaints")
+      .select(COLUMNS)
+      .where(
+        "id",
+        "in",
+        keys.map((key) => key.id),
+      )
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return keys.map((key) => byId.get(key.id)!);
   }
 
   /** The exact number of complaints matching the query's filters. */
