@@ -98,9 +98,30 @@ export class NoticeStore {
       select = select.orderBy(kind === "text" ? sql`lower(${column})` : column, direction);
     }
     if (!keys.some((key) => key.field === "id")) select = select.orderBy("id", flip("ASC"));
-    const rows = await select.limit(limit).offset(offset).execute();
+    select = select.limit(limit).offset(offset);
+    // Notices skipped by an offset need only their id, which the order's index holds; the page's
+    // rows are then fetched by id (PostgreSQL would otherwise read every skipped row from the table).
+    const rows =
+      offset > 0 ? await this.byIds(select.clearSelect().select("notices.id")) : await select.execute();
     if (reversed) rows.reverse();
     return { total, records: await this.withValues(rows) };
+  }
+
+  /** The notices whose ids the query selects, in its order. */
+  private async byIds(ids: { execute(): Promise<Array<{ id: string }>> }) {
+    const keys = await ids.execute();
+    if (keys.length === 0) return [];
+    const rows = await this.database.db
+      .selectFrom("notices")
+      .select(SELECTED)
+      .where(
+        "notices.id",
+        "in",
+        keys.map((key) => key.id),
+      )
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return keys.map((key) => byId.get(key.id)!);
   }
 
   /**
