@@ -23,6 +23,8 @@ export function registerComplaintRoutes(
   // Checked on every request where that is cheap (SQLite), so a committed import shows at once;
   // on PostgreSQL at most once a second per process.
   const cache = new AnswerCache(() => complaints.version(), {
+    // With the notices' 8 M, the same 32 M characters a process kept for answers before notices had a cache.
+    maxCharacters: 24 * 1024 * 1024,
     checkIntervalMs: complaints.versionIsCheap ? 0 : 1000,
   });
   const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) =>

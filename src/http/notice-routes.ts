@@ -41,6 +41,7 @@ export function registerNoticeRoutes(
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
   const cache = new AnswerCache(() => notices.version(), {
+    maxCharacters: 8 * 1024 * 1024,
     checkIntervalMs: notices.versionIsCheap ? 0 : 1000,
   });
 
