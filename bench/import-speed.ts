@@ -48,6 +48,30 @@ if (!existsSync(csv)) {
   ]);
 }
 
+/** Peak resident memory of each `ftcapi import dnc` load (MB), by load name. */
+const peaks = new Map<string, number[]>();
+
+/**
+ * Runs the built CLI's `import dnc` (or that of an earlier build, which may not know
+ * `--report-memory`), records its peak memory when reported, and returns its seconds.
+ */
+function timedImport(name: string, args: string[], build?: string): number {
+  const command = build ?? join("dist", "cli", "ftcapi.js");
+  const flags = build ? ["--quiet"] : ["--quiet", "--report-memory"];
+  let stderr = "";
+  const seconds = timed(() => {
+    const result = spawnSync(process.execPath, [command, "import", "dnc", ...flags, ...args], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    if (result.status !== 0) throw new Error(`import dnc ${args.join(" ")} failed:\n${result.stderr}`);
+    stderr = result.stderr;
+  });
+  const peak = /peak memory: (\d+) MB/.exec(stderr);
+  if (peak) peaks.set(name, [...(peaks.get(name) ?? []), Number(peak[1])]);
+  return seconds;
+}
+
 function timed(work: () => void): number {
   const started = performance.now();
   work();
@@ -77,27 +101,16 @@ async function sqliteRun(): Promise<void> {
   rmSync(bare, { force: true });
   const target = join(cache, "import-speed.db");
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
-  record(
+  for (const name of [
     "`ftcapi import dnc`, SQLite, empty database",
-    timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
-  );
-  record(
     "`ftcapi import dnc`, SQLite, same file again (all present)",
-    timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
-  );
+  ])
+    record(name, timedImport(name, ["--db", target, csv]));
   if (values.keep && !existsSync(values.keep)) renameSync(target, values.keep);
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
   for (const directory of values.compare ?? []) {
-    const build = join(directory, "dist", "cli", "ftcapi.js");
-    record(
-      `the same, SQLite, empty database, by the build in ${directory}`,
-      timed(() => {
-        const result = spawnSync(process.execPath, [build, "import", "dnc", "--quiet", "--db", target, csv], {
-          encoding: "utf8",
-        });
-        if (result.status !== 0) throw new Error(result.stderr);
-      }),
-    );
+    const name = `the same, SQLite, empty database, by the build in ${directory}`;
+    record(name, timedImport(name, ["--db", target, csv], join(directory, "dist", "cli", "ftcapi.js")));
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${target}${suffix}`, { force: true });
   }
 }
@@ -108,14 +121,11 @@ async function postgresRun(url: string, run: number): Promise<void> {
   await admin.query(`create database import_speed_${run}`);
   await admin.end();
   const target = url.replace(/\/postgres$/, `/import_speed_${run}`);
-  record(
+  for (const name of [
     "`ftcapi import dnc`, PostgreSQL (COPY), empty database",
-    timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
-  );
-  record(
     "`ftcapi import dnc`, PostgreSQL, same file again (all present)",
-    timed(() => cli(["import", "dnc", "--quiet", "--db", target, csv])),
-  );
+  ])
+    record(name, timedImport(name, ["--db", target, csv]));
   const drop = new pg.Client({ connectionString: url });
   await drop.connect();
   await drop.query(`drop database import_speed_${run}`);
@@ -138,14 +148,17 @@ const lines = [
   "",
   `${new Date().toISOString()}, medians of ${runs} runs on a shared 2-core machine. \`ftcapi import dnc\` maintains everything the service needs (primary key, id index, six filter indexes, daily counts, duplicate detection) in one transaction.`,
   "",
-  "| load | seconds (median) | rows/s | rate vs baseline |",
-  "|---|---:|---:|---:|",
+  "| load | seconds (median) | rows/s | rate vs baseline | peak RSS (median) |",
+  "|---|---:|---:|---:|---:|",
 ];
 for (const [name, values] of seconds) {
   const value = median(values);
   const rate = rows / value;
   const ratio = baselineRate ? `${(rate / baselineRate).toFixed(2)}` : "";
-  lines.push(`| ${name} | ${value.toFixed(1)} | ${Math.round(rate).toLocaleString("en-US")} | ${ratio} |`);
+  const peak = peaks.has(name) ? `${median(peaks.get(name)!)} MB` : "";
+  lines.push(
+    `| ${name} | ${value.toFixed(1)} | ${Math.round(rate).toLocaleString("en-US")} | ${ratio} | ${peak} |`,
+  );
 }
 const report = lines.join("\n");
 mkdirSync(join(ROOT, "bench", "results"), { recursive: true });

@@ -19,10 +19,22 @@ export function importCommand(): Command {
   withImportOptions(importer.command("dnc"), "row")
     .description("Import Do Not Call complaint extracts (CSV or CSV.gz, the FTC's format)")
     .argument("<files...>", "extract files, such as DNC_Complaint_Numbers_2021-07-08.csv")
+    .addOption(
+      new Option(
+        "--report-memory",
+        "print the process's peak resident memory at the end (benchmarks)",
+      ).hideHelp(),
+    )
     .action(
       async (
         files: string[],
-        flags: { db?: string; strict?: boolean; quiet?: boolean; progressSeconds?: number },
+        flags: {
+          db?: string;
+          strict?: boolean;
+          quiet?: boolean;
+          progressSeconds?: number;
+          reportMemory?: boolean;
+        },
       ) => {
         const database = openDatabase(databaseConfig(flags).db);
         const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
@@ -52,6 +64,7 @@ export function importCommand(): Command {
             `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
           );
         }
+        if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
         if (totals.failed > 0) process.exitCode = 1;
       },
     );

@@ -1,14 +1,14 @@
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { Readable } from "node:stream";
-import { createGunzip } from "node:zlib";
-import { COMPLAINT_CSV_HEADER, COMPLAINTS_COLLECTION, type Complaint } from "../domain/complaint.js";
-import { createComplaintWriter } from "../store/complaint-writer.js";
+import { COMPLAINTS_COLLECTION } from "../domain/complaint.js";
+import { createComplaintWriter, RepeatedIdError } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
-import { complaintFromRow } from "./complaint-row.js";
-import { readCsvRecords } from "./csv-records.js";
-import { OutOfWindowError, RowOccurrences } from "./row-occurrences.js";
+import { complaintOf } from "./complaint-batches.js";
+import { readComplaintBatchesInWorker } from "./complaint-parse-thread.js";
+import { ImportFileError } from "./import-file-error.js";
+import { OutOfWindowError } from "./row-occurrences.js";
+
+export { ImportFileError } from "./import-file-error.js";
 
 export interface RejectedRow {
   file: string;
@@ -40,19 +40,6 @@ export interface ImportOptions {
   batchSize?: number;
 }
 
-/** A file that cannot be imported at all (wrong header, not CSV, unreadable): nothing of it was written. */
-export class ImportFileError extends Error {
-  constructor(
-    readonly file: string,
-    message: string,
-  ) {
-    super(`${file}: ${message}`);
-    this.name = "ImportFileError";
-  }
-}
-
-const EXPECTED_HEADER = COMPLAINT_CSV_HEADER.join(",");
-
 /**
  * Imports FTC Do Not Call extracts (CSV, or CSV.gz), streaming, one transaction per file: a file is
  * either wholly imported or not at all. Rows already stored (same derived id) are counted as
@@ -64,86 +51,65 @@ export async function importComplaintFile(
   options: ImportOptions = {},
 ): Promise<FileImportResult> {
   let reportedThroughLine = 0;
-  const firstPass: ImportOptions = {
+  const reporting: ImportOptions = {
     ...options,
+    // A file read again reports only the unreadable rows beyond those already reported.
     onRejected: (row) => {
+      if (row.line <= reportedThroughLine) return;
       reportedThroughLine = row.line;
       options.onRejected?.(row);
     },
   };
-  try {
-    return await importOnce(database, file, firstPass, new RowOccurrences());
-  } catch (err) {
-    if (!(err instanceof OutOfWindowError)) throw err;
-    // A row far older than those before it: read the file again remembering every row.
-    const secondPass: ImportOptions = {
-      ...options,
-      onRejected: (row) => {
-        if (row.line > reportedThroughLine) options.onRejected?.(row);
-      },
-    };
-    return importOnce(database, file, secondPass, new RowOccurrences(null));
+  let pass: ImportPass = { windowSeconds: WINDOW_SECONDS, keepIdIndex: false };
+  for (;;) {
+    try {
+      return await importOnce(database, file, reporting, pass);
+    } catch (err) {
+      // A row far older than those before it: read the file again remembering every row.
+      if (err instanceof OutOfWindowError && pass.windowSeconds !== null)
+        pass = { ...pass, windowSeconds: null };
+      // Two rows the primary key could not tell apart by id: write the file again keeping the id index.
+      else if (err instanceof RepeatedIdError && !pass.keepIdIndex) pass = { ...pass, keepIdIndex: true };
+      else throw err;
+    }
   }
 }
+
+/** How one reading of a file goes; a reading that cannot finish is followed by a stricter one. */
+interface ImportPass {
+  /** How far back identical rows are remembered (see RowOccurrences); null: every row. */
+  windowSeconds: number | null;
+  keepIdIndex: boolean;
+}
+
+/** How far back identical rows are remembered on a first reading (see RowOccurrences). */
+const WINDOW_SECONDS = 7 * 86_400;
 
 async function importOnce(
   database: Database,
   file: string,
   options: ImportOptions,
-  occurrences: RowOccurrences,
+  pass: ImportPass,
 ): Promise<FileImportResult> {
-  const batchSize = options.batchSize ?? 5000;
   const totalBytes = (await stat(file)).size;
   const writer = createComplaintWriter(database);
   // The transaction opens before the file is read, so that no read error can arrive unheard.
-  await writer.begin();
-  const raw = createReadStream(file, { highWaterMark: 1 << 20 });
-  let bytesRead = 0;
-  raw.on("data", (chunk) => {
-    bytesRead += chunk.length;
-  });
-  const text: Readable = file.endsWith(".gz") ? raw.pipe(createGunzip()) : raw;
-  if (text !== raw) raw.on("error", (err) => text.destroy(err));
-
+  await writer.begin({ keepIdIndex: pass.keepIdIndex });
   const result: FileImportResult = { file, rows: 0, added: 0, existing: 0, rejected: 0 };
-  let batch: Complaint[] = [];
-  let headerSeen = false;
+  // Another thread reads and converts the file while this one writes what it has received.
+  const batches = readComplaintBatchesInWorker(file, {
+    windowSeconds: pass.windowSeconds,
+    strict: options.strict ?? false,
+    batchSize: options.batchSize ?? 5000,
+  });
   try {
-    for await (const records of readCsvRecords(text)) {
-      for (const { values, line } of records) {
-        if (!headerSeen) {
-          const header = values.join(",");
-          if (header !== EXPECTED_HEADER) {
-            throw new ImportFileError(
-              file,
-              `not a Do Not Call extract: the header is '${header.slice(0, 200)}', expected '${EXPECTED_HEADER}'`,
-            );
-          }
-          headerSeen = true;
-          continue;
-        }
-        result.rows++;
-        const complaint = complaintFromRow(values, occurrences);
-        if (typeof complaint === "string") {
-          result.rejected++;
-          if (options.strict)
-            throw new ImportFileError(
-              file,
-              `line ${line}: ${complaint} (--strict: nothing of this file was written)`,
-            );
-          options.onRejected?.({ file, line, reason: complaint });
-          continue;
-        }
-        batch.push(complaint);
-        if (batch.length >= batchSize) {
-          await writer.insert(batch);
-          batch = [];
-          options.onProgress?.({ file, rows: result.rows, bytesRead, totalBytes });
-        }
-      }
+    for await (const batch of batches) {
+      for (const { line, reason } of batch.rejected) options.onRejected?.({ file, line, reason });
+      result.rows = batch.rows;
+      result.rejected += batch.rejected.length;
+      await writer.insert(batch.complaints.map(complaintOf));
+      options.onProgress?.({ file, rows: result.rows, bytesRead: batch.bytesRead, totalBytes });
     }
-    if (!headerSeen) throw new ImportFileError(file, "the file is empty; expected a header line");
-    await writer.insert(batch);
     // The collection's update time commits with the rows, so Last-Modified never runs ahead of them.
     const freshness = new FreshnessStore(database);
     const written = await writer.commit((outcome) =>
@@ -155,11 +121,12 @@ async function importOnce(
     return result;
   } catch (err) {
     await writer.rollback();
-    if (err instanceof ImportFileError || err instanceof OutOfWindowError) throw err;
+    if (err instanceof ImportFileError || err instanceof OutOfWindowError || err instanceof RepeatedIdError)
+      throw err;
     const message = err instanceof Error ? err.message : String(err);
     throw new ImportFileError(file, `cannot be read as CSV (${message}); nothing of it was written`);
   } finally {
-    raw.destroy();
+    await batches.return(undefined);
     await writer.close();
   }
 }

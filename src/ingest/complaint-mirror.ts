@@ -104,7 +104,8 @@ export async function mirrorComplaints(
       });
       options.signal?.throwIfAborted();
       const final = day < newestDay;
-      await writer.begin();
+      // Upstream's ids need not begin with the created time, so the id index must check them.
+      await writer.begin({ keepIdIndex: true });
       try {
         await writer.insert(window.complaints);
         const written = await writer.commit((outcome) => [

@@ -3,7 +3,8 @@ import { NOTICE_CSV_HEADER, NOTICES_COLLECTION, type Notice } from "../domain/no
 import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import { NoticeWriter } from "../store/notice-writer.js";
-import { ImportFileError, type ImportProgress, type RejectedRow } from "./complaint-importer.js";
+import type { ImportProgress, RejectedRow } from "./complaint-importer.js";
+import { ImportFileError } from "./import-file-error.js";
 import { openImportSource, peekImportText, readImportText } from "./import-source.js";
 import { noticeFromCsvRow, noticeFromResource } from "./notice-row.js";
 

@@ -2,8 +2,8 @@ import type { SchemaModule } from "kysely";
 
 /**
  * The secondary indexes of `complaints`: one per filter, each ending in the API's order
- * (created_at, id), plus the violation time. The primary key and the unique id index are not
- * listed: they stay during bulk loads, since duplicates are found through them.
+ * (created_at, id), plus the violation time. The primary key and the unique id index
+ * (`complaints_id`, below) are not listed.
  */
 export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
   complaints_state: ["state_key", "created_at", "id"],
@@ -30,4 +30,14 @@ export function createSecondaryIndexStatements(db: { schema: SchemaModule }): st
 /** `drop index` statements for the secondary indexes. */
 export function dropSecondaryIndexStatements(db: { schema: SchemaModule }): string[] {
   return Object.keys(SECONDARY_INDEXES).map((name) => db.schema.dropIndex(name).ifExists().compile().sql);
+}
+
+/** `create unique index` for `complaints_id`, as migration 001 creates it. */
+export function createIdIndexStatement(db: { schema: SchemaModule }): string {
+  return db.schema.createIndex("complaints_id").unique().on("complaints").column("id").compile().sql;
+}
+
+/** `drop index` for `complaints_id`. */
+export function dropIdIndexStatement(db: { schema: SchemaModule }): string {
+  return db.schema.dropIndex("complaints_id").compile().sql;
 }

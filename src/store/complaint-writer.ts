@@ -4,6 +4,8 @@ import type { Database } from "./database.js";
 import { PostgresComplaintWriter } from "./postgres-complaint-writer.js";
 import { SqliteComplaintWriter } from "./sqlite-complaint-writer.js";
 
+export { RepeatedIdError } from "./repeated-id-error.js";
+
 export interface WriteResult {
   added: number;
   existing: number;
@@ -16,6 +18,15 @@ export interface WriteResult {
  */
 export type AlsoCommit = (result: WriteResult) => readonly CompiledQuery[];
 
+export interface BeginOptions {
+  /**
+   * Keep the unique id index while loading into an empty table, rather than building it at commit:
+   * for ids that do not begin with the created time (copied from upstream), and after a
+   * RepeatedIdError.
+   */
+  keepIdIndex?: boolean;
+}
+
 /**
  * Writes complaints in one transaction per unit of work (an imported file): `begin`, any number
  * of `insert` calls, then `commit` (which reports what was added) or `rollback`. A complaint whose
@@ -24,7 +35,7 @@ export type AlsoCommit = (result: WriteResult) => readonly CompiledQuery[];
  * each dialect's fastest bulk path (prepared statements on SQLite, COPY on PostgreSQL).
  */
 export interface ComplaintWriter {
-  begin(): Promise<void>;
+  begin(options?: BeginOptions): Promise<void>;
   insert(complaints: readonly Complaint[]): Promise<void>;
   commit(also?: AlsoCommit): Promise<WriteResult>;
   rollback(): Promise<void>;

@@ -200,5 +200,33 @@ for (const dialect of DIALECTS) {
       assert.equal(strict.code, 1);
       assert.match(strict.stderr, /line 3: .*nothing of this file was written/);
     });
+
+    it("treats a repeated id alike whether the database is empty (indexes built at the end) or not", async () => {
+      // Ids begin with the created time, clamped to 1970; fields holding the separators the id is
+      // derived through make rows B and C share an id under different created times (both before 1970).
+      const [unit, record] = ["\u001f", "\u001e"];
+      const [t1, t2, violation] = ["1960-01-01 00:00:00", "1950-01-01 00:00:00", "1949-01-01 00:00:00"];
+      const a = [`"1${unit}${t1}"`, t2, violation, "Springfield", "Ohio", "937", "Other", "Y"];
+      const b = ["1", t1, t2, `"${violation}${unit}Springfield"`, "Ohio", "937", "Other", "Y"];
+      const c = [...a.slice(0, 7), `"Y${record}1"`];
+      const file = join(directory, "repeated-id.csv");
+      await writeFile(file, `${[HEADER, a.join(","), b.join(","), c.join(",")].join("\r\n")}\r\n`);
+      const other = join(directory, "other.csv");
+      await writeFile(
+        other,
+        `${HEADER}\r\n2025550100,2024-01-02 10:00:00,2024-01-01 09:00:00,Austin,Texas,512,Other,Y\r\n`,
+      );
+
+      const empty = await freshDatabase(dialect);
+      const intoEmpty = await runCli(["import", "dnc", "--db", empty, file]);
+      assert.equal(intoEmpty.code, 0, intoEmpty.stderr);
+      assert.match(intoEmpty.stdout, /3 rows, 2 added, 1 already present, 0 rejected/);
+      const holding = await freshDatabase(dialect);
+      assert.equal((await runCli(["import", "dnc", "--db", holding, other])).code, 0);
+      const intoHolding = await runCli(["import", "dnc", "--db", holding, file]);
+      assert.match(intoHolding.stdout, /3 rows, 2 added, 1 already present, 0 rejected/);
+      const again = await runCli(["import", "dnc", "--db", empty, file]);
+      assert.match(again.stdout, /3 rows, 0 added, 3 already present, 0 rejected/);
+    });
   });
 }
