@@ -19,115 +19,94 @@ export function importCommand(): Command {
   withImportOptions(importer.command("dnc"), "row")
     .description("Import Do Not Call complaint extracts (CSV or CSV.gz, the FTC's format)")
     .argument("<files...>", "extract files, such as DNC_Complaint_Numbers_2021-07-08.csv")
-    .addOption(
-      new Option(
-        "--report-memory",
-        "print the process's peak resident memory at the end (benchmarks)",
-      ).hideHelp(),
-    )
-    .action(
-      async (
-        files: string[],
-        flags: {
-          db?: string;
-          strict?: boolean;
-          quiet?: boolean;
-          progressSeconds?: number;
-          reportMemory?: boolean;
-        },
-      ) => {
-        const database = openDatabase(databaseConfig(flags).db);
-        const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
-        try {
-          await migrate(database);
-          const outcome = await importEach(
-            files,
-            { ...flags, database },
-            importComplaintFile,
-            (file, result, seconds) => {
-              process.stdout.write(
-                `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
-              );
-              totals.rows += result.rows;
-              totals.added += result.added;
-              totals.existing += result.existing;
-              totals.rejected += result.rejected;
-            },
-          );
-          totals.failed = outcome.failed;
-          if (totals.added > 0) await new ComplaintStore(database).optimize();
-        } finally {
-          await database.close();
-        }
-        if (files.length > 1) {
-          process.stdout.write(
-            `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
-          );
-        }
-        if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
-        if (totals.failed > 0) process.exitCode = 1;
-      },
-    );
+    .action(async (files: string[], flags: ImportFlags) => {
+      const database = openDatabase(databaseConfig(flags).db);
+      const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
+      try {
+        await migrate(database);
+        const outcome = await importEach(
+          files,
+          { ...flags, database },
+          importComplaintFile,
+          (file, result, seconds) => {
+            process.stdout.write(
+              `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+            );
+            totals.rows += result.rows;
+            totals.added += result.added;
+            totals.existing += result.existing;
+            totals.rejected += result.rejected;
+          },
+        );
+        totals.failed = outcome.failed;
+        if (totals.added > 0) await new ComplaintStore(database).optimize();
+      } finally {
+        await database.close();
+      }
+      if (files.length > 1) {
+        process.stdout.write(
+          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
+        );
+      }
+      if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
+      if (totals.failed > 0) process.exitCode = 1;
+    });
   withImportOptions(importer.command("notices"), "record")
     .description(
       "Import HSR early-termination notices: JSON:API documents as the live collection returns them, or CSV",
     )
     .argument("<files...>", "saved pages of the live list (.json) or CSV files (.gz also read)")
-    .addOption(
-      new Option("--report-memory", "print the process's peak resident memory at the end (tests)").hideHelp(),
-    )
-    .action(
-      async (
-        files: string[],
-        flags: {
-          db?: string;
-          strict?: boolean;
-          quiet?: boolean;
-          progressSeconds?: number;
-          reportMemory?: boolean;
-        },
-      ) => {
-        const database = openDatabase(databaseConfig(flags).db);
-        const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
-        try {
-          await migrate(database);
-          const outcome = await importEach(
-            files,
-            { ...flags, database },
-            importNoticeFile,
-            (file, result) => {
-              if (!flags.quiet || files.length === 1) {
-                process.stdout.write(
-                  `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
-                );
-              }
-              totals.rows += result.rows;
-              totals.added += result.added;
-              totals.changed += result.changed;
-              totals.unchanged += result.unchanged;
-              totals.rejected += result.rejected;
-            },
-          );
-          totals.failed = outcome.failed;
-          if (totals.added + totals.changed > 0) await new NoticeStore(database).optimize();
-        } finally {
-          await database.close();
-        }
-        if (files.length > 1) {
-          process.stdout.write(
-            `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
-          );
-        }
-        if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
-        if (totals.failed > 0) process.exitCode = 1;
-      },
-    );
+    .action(async (files: string[], flags: ImportFlags) => {
+      const database = openDatabase(databaseConfig(flags).db);
+      const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
+      try {
+        await migrate(database);
+        const outcome = await importEach(files, { ...flags, database }, importNoticeFile, (file, result) => {
+          if (!flags.quiet || files.length === 1) {
+            process.stdout.write(
+              `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
+            );
+          }
+          totals.rows += result.rows;
+          totals.added += result.added;
+          totals.changed += result.changed;
+          totals.unchanged += result.unchanged;
+          totals.rejected += result.rejected;
+        });
+        totals.failed = outcome.failed;
+        if (totals.added + totals.changed > 0) await new NoticeStore(database).optimize();
+      } finally {
+        await database.close();
+      }
+      if (files.length > 1) {
+        process.stdout.write(
+          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
+        );
+      }
+      if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
+      if (totals.failed > 0) process.exitCode = 1;
+    });
   return importer;
 }
 
 /** The options both import commands take. */
+/** The options `withImportOptions` gives both import commands. */
+interface ImportFlags {
+  db?: string;
+  strict?: boolean;
+  quiet?: boolean;
+  progressSeconds?: number;
+  reportMemory?: boolean;
+}
+
 function withImportOptions(command: Command, unit: "row" | "record"): Command {
   return command
+    .addOption(
+      new Option(
+        "--report-memory",
+        "print the process's peak resident memory at the end (tests, benchmarks)",
+      ).hideHelp(),
+    )
     .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
     .option("--strict", `refuse a file at its first unreadable ${unit} (nothing of that file is written)`)
     .option("--quiet", "print only the summary and errors")
