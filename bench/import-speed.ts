@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startThrowawayCluster } from "../test/support/postgres.js";
-import { cli, median, ROOT } from "./support/processes.js";
+import { generatedComplaints, median, ROOT } from "./support/processes.js";
 
 const { values } = parseArgs({
   options: {
@@ -29,24 +29,7 @@ const { values } = parseArgs({
 const rows = Number(values.rows);
 const cache = join(ROOT, "bench", "cache");
 mkdirSync(cache, { recursive: true });
-const csv = join(cache, `dnc-${rows}-days365-seed7-end2026-01-01.csv`);
-if (!existsSync(csv)) {
-  console.log(`generating ${rows} complaints...`);
-  cli([
-    "generate",
-    "dnc",
-    "--rows",
-    String(rows),
-    "--days",
-    "365",
-    "--seed",
-    "7",
-    "--end",
-    "2026-01-01",
-    "--out",
-    csv,
-  ]);
-}
+const csv = generatedComplaints(rows, 365, 7);
 
 /** Peak resident memory of each `ftcapi import dnc` load (MB), by load name. */
 const peaks = new Map<string, number[]>();

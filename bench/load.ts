@@ -27,7 +27,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { DEMO_NOTICES } from "../src/ingest/demo-data.js";
 import { startThrowawayCluster } from "../test/support/postgres.js";
-import { cli, median, ROOT, serve, type WrkResult, wrk } from "./support/processes.js";
+import { cli, generatedComplaints, median, ROOT, serve, type WrkResult, wrk } from "./support/processes.js";
 import {
   recordPath,
   type Samples,
@@ -69,24 +69,8 @@ const LATENCY_PATHS = 500;
 mkdirSync(cache, { recursive: true });
 
 // --- data: generated once, imported once per dialect, both kept in bench/cache ---------------
-const csv = join(cache, `dnc-${rows}-days${days}-seed1-end2026-01-01.csv`);
-if (!values.db && !existsSync(csv)) {
-  console.log(`generating ${rows} complaints...`);
-  cli([
-    "generate",
-    "dnc",
-    "--rows",
-    String(rows),
-    "--days",
-    String(days),
-    "--seed",
-    "1",
-    "--end",
-    "2026-01-01",
-    "--out",
-    csv,
-  ]);
-}
+/** The complaints to import; none is generated for a database given with --db. */
+const csv = values.db ? "" : generatedComplaints(rows, days, 1);
 const noticesCsv = join(cache, `notices-${DEMO_NOTICES.rows}-seed${DEMO_NOTICES.seed}.csv`);
 if (!existsSync(noticesCsv)) {
   console.log(`generating ${DEMO_NOTICES.rows} notices...`);

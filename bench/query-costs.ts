@@ -14,7 +14,7 @@ import { type ComplaintQuery, parseComplaintQuery } from "../src/domain/complain
 import { ComplaintStore } from "../src/store/complaint-store.js";
 import { openDatabase } from "../src/store/database.js";
 import { startThrowawayCluster } from "../test/support/postgres.js";
-import { median, ROOT } from "./support/processes.js";
+import { generatedComplaints, median, ROOT } from "./support/processes.js";
 
 const { values } = parseArgs({
   options: {
@@ -28,7 +28,7 @@ const runs = Number(values.runs);
 const dialect = values.dialect === "postgres" ? "postgres" : "sqlite";
 const cache = join(ROOT, "bench", "cache");
 mkdirSync(cache, { recursive: true });
-const csv = join(cache, `dnc-${rows}-days365-seed1-end2026-01-01.csv`);
+const csv = generatedComplaints(rows, 365, 1);
 
 function cli(args: string[]): number {
   const started = performance.now();
@@ -38,24 +38,6 @@ function cli(args: string[]): number {
   });
   if (result.status !== 0) throw new Error(`ftcapi ${args.join(" ")} failed`);
   return (performance.now() - started) / 1000;
-}
-
-if (!existsSync(csv)) {
-  console.log(`generating ${rows} complaints...`);
-  cli([
-    "generate",
-    "dnc",
-    "--rows",
-    String(rows),
-    "--days",
-    "365",
-    "--seed",
-    "1",
-    "--end",
-    "2026-01-01",
-    "--out",
-    csv,
-  ]);
 }
 
 let location: string;

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -11,6 +13,34 @@ export function cli(args: string[]): string {
   });
   if (result.status !== 0) throw new Error(`ftcapi ${args.join(" ")} failed:\n${result.stderr}`);
   return result.stdout;
+}
+
+/**
+ * The CSV of `rows` complaints generated over `days` days up to 2026-01-01 with `seed`, in
+ * bench/cache: generated on first use, then reused by every benchmark that asks for the same.
+ */
+export function generatedComplaints(rows: number, days: number, seed: number): string {
+  const cache = join(ROOT, "bench", "cache");
+  mkdirSync(cache, { recursive: true });
+  const csv = join(cache, `dnc-${rows}-days${days}-seed${seed}-end2026-01-01.csv`);
+  if (!existsSync(csv)) {
+    console.log(`generating ${rows} complaints...`);
+    cli([
+      "generate",
+      "dnc",
+      "--rows",
+      String(rows),
+      "--days",
+      String(days),
+      "--seed",
+      String(seed),
+      "--end",
+      "2026-01-01",
+      "--out",
+      csv,
+    ]);
+  }
+  return csv;
 }
 
 export interface Served {
