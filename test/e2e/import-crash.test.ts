@@ -7,7 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
-import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
+import { localServeFlags, type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
 /** Rows per file: enough that a file takes a while to import, so the kill lands inside one. */
@@ -46,18 +46,7 @@ for (const dialect of DIALECTS) {
       }
       db = await freshDatabase(dialect);
       key = await createKeyWithCli(db, "reader@example.com");
-      server = await startServeProcess([
-        "--db",
-        db,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "0",
-        "--http-port",
-        "0",
-        "--log-level",
-        "warn",
-      ]);
+      server = await startServeProcess(localServeFlags(db));
       ca = await readFile(server.certPath!, "utf8");
     });
     after(() => server?.stop());

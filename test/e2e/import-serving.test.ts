@@ -8,7 +8,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { fetchRaw, type TestResponse } from "../support/https-client.js";
-import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
+import { localServeFlags, type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
 /** Rows in the extract: enough that its one transaction stays open for many seconds. */
@@ -54,22 +54,11 @@ describe("keyed requests during a long SQLite import", () => {
     assert.equal(generated.code, 0, generated.stderr);
     key = await createKeyWithCli(db, "reader@example.com", "--limit-per-hour", String(LIMIT));
     server = await startServeProcess(serveFlags());
-    ca = await readFile(join(directory, "tls-cert.pem"), "utf8");
+    ca = await readFile(server.certPath!, "utf8");
   });
   after(() => server?.stop());
 
-  const serveFlags = () => [
-    "--db",
-    db,
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--http-port",
-    "0",
-    "--log-level",
-    "warn",
-  ];
+  const serveFlags = () => localServeFlags(db);
   const complaints = (target = server): Promise<TestResponse> =>
     fetchRaw(`${target.httpsUrl}/v0/dnc-complaints?items_per_page=1`, { headers: { "X-Api-Key": key }, ca });
 

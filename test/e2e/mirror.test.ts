@@ -14,7 +14,7 @@ import { openDatabase } from "../../src/store/database.js";
 import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
-import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
+import { localServeFlags, type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory, startTestServer } from "../support/test-server.js";
 
 /** The source's key may make this many requests in any WINDOW_SECONDS: small, so the mirror meets 429. */
@@ -183,20 +183,9 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     const importedNotices = await runCli(["import", "notices", "--quiet", "--db", sourceDb, noticesCsv]);
     assert.equal(importedNotices.code, 0, importedNotices.stderr);
     key = await createKeyWithCli(sourceDb, "mirror@example.com", "--limit-per-hour", String(LIMIT));
-    source = await startServeProcess([
-      "--db",
-      sourceDb,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--http-port",
-      "0",
-      "--log-level",
-      "warn",
-      "--rate-limit-window-seconds",
-      String(WINDOW_SECONDS),
-    ]);
+    source = await startServeProcess(
+      localServeFlags(sourceDb, "--rate-limit-window-seconds", String(WINDOW_SECONDS)),
+    );
     certFile = source.certPath!;
     sourceSnapshot = await snapshot(sourceDb);
     assert.equal(sourceSnapshot.rows.length, ROWS);

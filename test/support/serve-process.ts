@@ -65,3 +65,20 @@ export function startServeProcess(
     });
   });
 }
+
+/** `serve` flags for `db` on loopback, on ports the system picks, logging warnings; `extra` follow. */
+export function localServeFlags(db: string, ...extra: string[]): string[] {
+  return [
+    "--db",
+    db,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--http-port",
+    "0",
+    "--log-level",
+    "warn",
+    ...extra,
+  ];
+}
