@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -42,7 +42,10 @@ export async function createTestDatabase(): Promise<string> {
 export interface Cluster {
   url: string;
   directory: string;
-  /** Stops the server at once (synchronous, so it can run at process exit). */
+  /**
+   * Stops the server at once (synchronous, so it can run at process exit) and, for a throwaway
+   * cluster, deletes its directory.
+   */
   stop(): void;
   /** `pg_ctl stop` / `start` for fault tests. */
   pause(): void;
@@ -117,6 +120,7 @@ export async function startThrowawayCluster(keepIn?: string): Promise<Cluster> {
       } catch {
         // already stopped
       }
+      if (!keepIn) rmSync(directory, { recursive: true, force: true });
     },
     pause: () => asPostgres("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"]),
     resume: start,

@@ -1,3 +1,4 @@
+import { mkdtempSync, rmSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,9 +23,20 @@ function _certificateDirectory(): Promise<string> {
   return sharedCertificateDirectory;
 }
 
-/** A temporary directory for one test's database and certificate. */
+let processDirectory: string | undefined;
+
+/**
+ * A temporary directory for one test's database and certificate, inside one directory for this
+ * test process that is deleted when the process exits (tests that fail or forget to clean up
+ * leave nothing behind).
+ */
 export async function makeTempDirectory(prefix = "ftcapi-test-"): Promise<string> {
-  return mkdtemp(join(tmpdir(), prefix));
+  if (!processDirectory) {
+    const directory = mkdtempSync(join(tmpdir(), "ftcapi-tests-"));
+    process.on("exit", () => rmSync(directory, { recursive: true, force: true }));
+    processDirectory = directory;
+  }
+  return mkdtemp(join(processDirectory, prefix));
 }
 
 /**
