@@ -3,7 +3,7 @@
  * converts rows (about a third of an import's work) while the importer's thread writes the rows
  * before them. At most `maxPending` batches are in flight; the importer acknowledges each.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import {
   type ComplaintBatch,
   type ComplaintBatchOptions,
@@ -16,17 +16,20 @@ export interface ParseWorkerData {
   file: string;
   options: ComplaintBatchOptions;
   maxPending: number;
+  /** Where batches and the outcome go; each is followed by a word on the parent port. */
+  batches: MessagePort;
 }
 
 /** What the parsing thread sends; `failed.reason` says which error to raise in the importer. */
 export type ParseWorkerMessage =
   | { kind: "batch"; batch: ComplaintBatch }
   | { kind: "end" }
-  | { kind: "failed"; reason: "file" | "window" | "read"; message: string };
+  | { kind: "failed"; reason: "file" | "read"; message: string }
+  | { kind: "failed"; reason: "window"; stepBackSeconds: number };
 
 const port = parentPort;
 if (port) {
-  const { file, options, maxPending } = workerData as ParseWorkerData;
+  const { file, options, maxPending, batches } = workerData as ParseWorkerData;
   let pending = 0;
   let wake: (() => void) | undefined;
   port.on("message", () => {
@@ -34,7 +37,10 @@ if (port) {
     wake?.();
     wake = undefined;
   });
-  const send = (message: ParseWorkerMessage) => port.postMessage(message);
+  const send = (message: ParseWorkerMessage) => {
+    batches.postMessage(message);
+    port.postMessage("sent");
+  };
   try {
     for await (const batch of readComplaintBatches(file, options)) {
       while (pending >= maxPending)
@@ -48,7 +54,7 @@ if (port) {
   } catch (err) {
     if (err instanceof ImportFileError) send({ kind: "failed", reason: "file", message: err.detail });
     else if (err instanceof OutOfWindowError)
-      send({ kind: "failed", reason: "window", message: err.message });
+      send({ kind: "failed", reason: "window", stepBackSeconds: err.stepBackSeconds });
     else send({ kind: "failed", reason: "read", message: err instanceof Error ? err.message : String(err) });
   }
 }

@@ -1,4 +1,3 @@
-import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 
 /** One CSV record: its fields and the line (1-based) on which it starts. */
@@ -13,7 +12,8 @@ export interface CsvReadOptions {
 }
 
 /**
- * Reads RFC 4180 CSV from a byte stream, yielding the records of each chunk together. Empty lines
+ * Reads RFC 4180 CSV from chunks of bytes, yielding the records of each chunk together; a chunk is
+ * decoded before the next is asked for, so its buffer may then be reused. Empty lines
  * are skipped, a leading BOM is dropped, records may have any number of fields.
  *
  * Hand-written rather than csv-parse, for speed: csv-parse reads character by character through a
@@ -25,7 +25,7 @@ export interface CsvReadOptions {
  * inside a quoted one; anything else is an error).
  */
 export async function* readCsvRecords(
-  input: Readable,
+  input: AsyncIterable<Buffer>,
   options: CsvReadOptions = {},
 ): AsyncGenerator<CsvRecord[]> {
   const maxRecordLength = options.maxRecordLength ?? 65_536;
@@ -80,7 +80,7 @@ export async function* readCsvRecords(
     }
   }
 
-  for await (const chunk of input as AsyncIterable<Buffer>) {
+  for await (const chunk of input) {
     let text = rest + decoder.write(chunk);
     if (first && text.length > 0) {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
