@@ -1,5 +1,6 @@
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { once } from "node:events";
+import type { Writable } from "node:stream";
+import { finished } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 import type { Complaint } from "../domain/complaint.js";
@@ -14,12 +15,17 @@ const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
 
 /**
- * PostgreSQL: rows stream into a temporary table with COPY; `commit` moves the new ones into
+ * PostgreSQL: rows stream into a temporary table through one COPY for the whole write (a COPY a
+ * batch costs a round trip and a statement each); `commit` ends it, moves the new rows into
  * `complaints` and adds their daily counts in one statement, inside the same transaction. Into an
  * empty table, secondary indexes are dropped first and built once at commit.
  */
 export class PostgresComplaintWriter implements ComplaintWriter {
   private client: pg.PoolClient | undefined;
+  /** The COPY into `complaint_staging`, open from the first insert until commit. */
+  private copy: Writable | undefined;
+  /** What ended the COPY early, reported by the next insert or commit. */
+  private copyError: Error | undefined;
   /** Loading into an empty table: secondary indexes are dropped and built once at commit. */
   private bulk = false;
 
@@ -54,15 +60,33 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     for (const complaint of complaints) {
       text += `${complaint.createdAt}\t${complaint.id}\t${complaint.violationAt}\t${copyText(complaint.companyPhoneNumber)}\t${copyText(complaint.city)}\t${copyText(complaint.state)}\t${copyText(complaint.areaCode)}\t${copyText(complaint.subject)}\t${copyText(complaint.robocall)}\t${copyText(matchKey(complaint.state))}\t${copyText(matchKey(complaint.city))}\n`;
     }
-    await pipeline(
-      Readable.from([text]),
-      this.client.query(copyFrom(`copy complaint_staging (${COLUMNS}) from stdin`)),
-    );
+    if (!this.copy) {
+      const copy = this.client.query(copyFrom(`copy complaint_staging (${COLUMNS}) from stdin`));
+      copy.on("error", (err: Error) => {
+        this.copyError ??= err;
+      });
+      this.copy = copy;
+    }
+    if (this.copyError) throw this.copyError;
+    // Wait while the connection is behind, so that rows never pile up in memory.
+    if (!this.copy.write(text)) await Promise.race([once(this.copy, "drain"), finished(this.copy)]);
+    if (this.copyError) throw this.copyError;
+  }
+
+  /** Ends the COPY, if one is open, and waits until the server has every row. */
+  private async endCopy(): Promise<void> {
+    const copy = this.copy;
+    if (!copy) return;
+    this.copy = undefined;
+    copy.end();
+    await finished(copy);
+    if (this.copyError) throw this.copyError;
   }
 
   async commit(also?: AlsoCommit): Promise<WriteResult> {
     const client = this.client;
     if (!client) throw new Error("commit() outside begin()");
+    await this.endCopy();
     const day = (column: string) => `floor(${column} / 86400.0)::integer`;
     const hour = (column: string) => `floor(${column} / ${SECONDS_PER_HOUR}.0)::integer`;
     const result = await client.query<{ added: number; total: number }>(
@@ -109,6 +133,13 @@ export class PostgresComplaintWriter implements ComplaintWriter {
   async rollback(): Promise<void> {
     if (!this.client) return;
     try {
+      const copy = this.copy;
+      this.copy = undefined;
+      // Destroying a COPY makes it send CopyFail, which ends it with an error on the server.
+      if (copy && !copy.destroyed) {
+        copy.destroy(new Error("the import was abandoned"));
+        await finished(copy).catch(() => {});
+      }
       await this.client.query("rollback");
     } finally {
       this.release();
@@ -122,6 +153,8 @@ export class PostgresComplaintWriter implements ComplaintWriter {
   private release(): void {
     this.client?.release();
     this.client = undefined;
+    this.copy = undefined;
+    this.copyError = undefined;
   }
 }
 

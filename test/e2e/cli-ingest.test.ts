@@ -201,6 +201,39 @@ for (const dialect of DIALECTS) {
       assert.match(strict.stderr, /line 3: .*nothing of this file was written/);
     });
 
+    it("--strict refusing a row after thousands already written leaves nothing of the file", async () => {
+      const file = join(directory, "late-bad-row.csv");
+      const start = Date.UTC(2024, 0, 1) / 1000;
+      const rows = Array.from({ length: 4500 }, (_, index) => {
+        const created = new Date((start + index * 60) * 1000).toISOString().replace("T", " ").slice(0, 19);
+        return `55501${String(index).padStart(5, "0")},${created},2023-12-31 09:00:00,Austin,Texas,512,Other,Y`;
+      });
+      await writeFile(
+        file,
+        `${[HEADER, ...rows, "2025550100,later,2024-01-01 09:00:00,,Texas,512,Other,Y"].join("\r\n")}\r\n`,
+      );
+      const seed = join(directory, "seed.csv");
+      await writeFile(
+        seed,
+        `${HEADER}\r\n5550009999,2023-06-01 10:00:00,2023-06-01 09:00:00,Austin,Texas,512,Other,Y\r\n`,
+      );
+      // Into an empty table and into one that holds rows: the two ways a file is written.
+      for (const seeded of [false, true]) {
+        const db = await freshDatabase(dialect);
+        if (seeded) assert.equal((await runCli(["import", "dnc", "--db", db, seed])).code, 0);
+        const strict = await runCli(["import", "dnc", "--strict", "--db", db, file]);
+        assert.equal(strict.code, 1, strict.stdout);
+        assert.match(strict.stderr, /line 4502: .*nothing of this file was written/);
+        const after = await runCli(["import", "dnc", "--db", db, file]);
+        assert.equal(after.code, 0, after.stderr);
+        assert.match(
+          after.stdout,
+          /4501 rows, 4500 added, 0 already present, 1 rejected/,
+          `seeded: ${seeded}`,
+        );
+      }
+    });
+
     it("treats a repeated id alike whether the database is empty (indexes built at the end) or not", async () => {
       // Ids begin with the created time, clamped to 1970; fields holding the separators the id is
       // derived through make rows B and C share an id under different created times (both before 1970).
