@@ -1,6 +1,6 @@
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import { type Notice, noticeContentDigest } from "../domain/notice.js";
-import type { Database } from "./database.js";
+import { type Database, WRITE_CACHE_KIB } from "./database.js";
 import { noteCommit } from "./local-commits.js";
 import type { NoticeTable, NoticeValueTable, Schema } from "./schema.js";
 
@@ -47,6 +47,7 @@ export class NoticeWriter {
   private held: Promise<void> | undefined;
   private tracking = false;
   private restoreTempStore: number | undefined;
+  private restoreCacheSize: number | undefined;
   private result: NoticeWriteResult = { added: 0, changed: 0, unchanged: 0 };
 
   constructor(
@@ -78,6 +79,13 @@ export class NoticeWriter {
     this.db = db;
     this.result = { added: 0, changed: 0, unchanged: 0 };
     this.tracking = trackLines;
+    if (this.database.dialect === "sqlite") {
+      // A small page cache while a file is written, as for complaints (see WRITE_CACHE_KIB there):
+      // a load appends in the order of the file, and the connection's own cache returns at `close`.
+      const rows = await sql<{ cache_size: number }>`pragma main.cache_size`.execute(db);
+      this.restoreCacheSize = Number(rows.rows[0]?.cache_size ?? -2000);
+      await sql.raw(`pragma main.cache_size = -${WRITE_CACHE_KIB}`).execute(db);
+    }
     if (trackLines && this.database.dialect === "sqlite") {
       // The store keeps SQLite's temporary tables in memory (openDatabase); the ids of a file of
       // millions of notices must not be, so this connection's temporary tables go to a temporary
@@ -180,6 +188,10 @@ export class NoticeWriter {
   async close(): Promise<void> {
     const db = this.db;
     if (!db) return;
+    if (this.restoreCacheSize !== undefined) {
+      await sql.raw(`pragma main.cache_size = ${this.restoreCacheSize}`).execute(db);
+      this.restoreCacheSize = undefined;
+    }
     if (this.restoreTempStore !== undefined) {
       try {
         await sql.raw(`pragma temp_store = ${this.restoreTempStore}`).execute(db);

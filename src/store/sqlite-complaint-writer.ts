@@ -9,7 +9,7 @@ import {
   dropSecondaryIndexStatements,
 } from "./complaint-indexes.js";
 import type { AlsoCommit, BeginOptions, ComplaintWriter, WriteResult } from "./complaint-writer.js";
-import type { SqliteDatabase } from "./database.js";
+import { type SqliteDatabase, WRITE_CACHE_KIB } from "./database.js";
 import { noteCommit } from "./local-commits.js";
 import { RepeatedIdError } from "./repeated-id-error.js";
 
@@ -23,15 +23,6 @@ const MAX_PENDING_COUNTS = 50_000;
  * 1.8 s, against 2.3 s with runs of 64 MB and 2.9 s or more in memory).
  */
 const INDEX_BUILD_CACHE_KIB = 4096;
-
-/**
- * Page cache while a file is written, in KiB. Rows come mostly in created order, so a first load
- * appends and a small cache loses nothing (2 million rows: the same time with 8, 16 or 64 MB); a
- * load into a large table updates its indexes at random places, which no cache that stays small
- * next to the table holds either (200,000 rows into 2 million: 13.5 s with 16 MB, 13.3 s with 64).
- * The connection's own cache returns at commit or rollback.
- */
-const WRITE_CACHE_KIB = 16_384;
 
 /** Threads SQLite may add to sort the runs of an index build (the parsing thread is done by then). */
 const INDEX_BUILD_THREADS = 2;
