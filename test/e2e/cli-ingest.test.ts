@@ -4,7 +4,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
-import { runCli } from "../support/cli.js";
+import { generatedOnce, reportedPeakMegabytes, runCli } from "../support/cli.js";
 import { readComplaintCsv } from "../support/complaint-rows.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory } from "../support/test-server.js";
@@ -101,33 +101,6 @@ const LARGE_ROWS = 300_000;
  */
 const PEAK_GROWTH_LIMIT_MB = 100;
 
-let largeFile: Promise<string> | undefined;
-/** The large generated extract, made once for every dialect. */
-function largeCsv(directory: string): Promise<string> {
-  largeFile ??= (async () => {
-    const file = join(directory, "large.csv");
-    const made = await runCli([
-      "generate",
-      "dnc",
-      "--rows",
-      String(LARGE_ROWS),
-      "--seed",
-      "9",
-      "--out",
-      file,
-    ]);
-    assert.equal(made.code, 0, made.stderr);
-    return file;
-  })();
-  return largeFile;
-}
-
-const peakMemory = (stderr: string): number => {
-  const match = /peak memory: (\d+) MB/.exec(stderr);
-  assert.ok(match, `no peak memory reported:\n${stderr}`);
-  return Number(match[1]);
-};
-
 for (const dialect of DIALECTS) {
   describe(`ftcapi import dnc (${dialect})`, () => {
     let directory: string;
@@ -136,7 +109,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("streams a large extract: peak memory stays near a small file's", async (t) => {
-      const large = await largeCsv(directory);
+      const large = await generatedOnce("dnc", LARGE_ROWS, directory);
       const small = join(directory, "small.csv");
       const made = await runCli(["generate", "dnc", "--rows", "300", "--seed", "9", "--out", small]);
       assert.equal(made.code, 0, made.stderr);
@@ -156,8 +129,8 @@ for (const dialect of DIALECTS) {
       const smallRun = await run(small);
       const largeRun = await run(large);
       assert.match(largeRun.stdout, new RegExp(`${LARGE_ROWS} rows, ${LARGE_ROWS} added, 0 already present`));
-      const smallMegabytes = peakMemory(smallRun.stderr);
-      const largeMegabytes = peakMemory(largeRun.stderr);
+      const smallMegabytes = reportedPeakMegabytes(smallRun.stderr);
+      const largeMegabytes = reportedPeakMegabytes(largeRun.stderr);
       t.diagnostic(
         `peak RSS: ${smallMegabytes} MB for 300 complaints, ${largeMegabytes} MB for ${LARGE_ROWS}`,
       );

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { gzipSync } from "node:zlib";
 import { parse } from "csv-parse/sync";
-import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
+import { createKeyWithCli, generatedOnce, REPO_ROOT, reportedPeakMegabytes, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory, startTestServer } from "../support/test-server.js";
 
@@ -24,31 +24,9 @@ const LARGE_ROWS = 200_000;
  */
 const PEAK_GROWTH_LIMIT_MB = 200;
 
-const peakMemory = (stderr: string): number => {
-  const match = /peak memory: (\d+) MB/.exec(stderr);
-  assert.ok(match, `no peak memory reported:\n${stderr}`);
-  return Number(match[1]);
-};
-
-let largeFile: Promise<string> | undefined;
 /** The large generated CSV, made once for every dialect. */
-function largeCsv(): Promise<string> {
-  largeFile ??= (async () => {
-    const file = join(await makeTempDirectory(), "large.csv");
-    const result = await runCli([
-      "generate",
-      "notices",
-      "--rows",
-      String(LARGE_ROWS),
-      "--seed",
-      "9",
-      "--out",
-      file,
-    ]);
-    assert.equal(result.code, 0, result.stderr);
-    return file;
-  })();
-  return largeFile;
+async function largeCsv(): Promise<string> {
+  return generatedOnce("notices", LARGE_ROWS, await makeTempDirectory());
 }
 
 /** A saved page of the live list, as a client would have stored it. */
@@ -317,8 +295,8 @@ for (const dialect of DIALECTS) {
         largeRun.stdout,
         new RegExp(`${LARGE_ROWS} notices, ${LARGE_ROWS} added, 0 changed, 0 unchanged, 0 rejected`),
       );
-      const smallMegabytes = peakMemory(smallRun.stderr);
-      const largeMegabytes = peakMemory(largeRun.stderr);
+      const smallMegabytes = reportedPeakMegabytes(smallRun.stderr);
+      const largeMegabytes = reportedPeakMegabytes(largeRun.stderr);
       t.diagnostic(`peak RSS: ${smallMegabytes} MB for 300 notices, ${largeMegabytes} MB for ${LARGE_ROWS}`);
       assert.ok(
         largeMegabytes < smallMegabytes + PEAK_GROWTH_LIMIT_MB,

@@ -1,4 +1,7 @@
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -39,4 +42,48 @@ export async function createKeyWithCli(
   if (result.code !== 0) throw new Error(`keys create failed: ${result.stderr}`);
   const lines = result.stdout.trim().split("\n");
   return lines[lines.length - 1]!;
+}
+
+const generated = new Map<string, Promise<string>>();
+
+/**
+ * A file made once per test process by `ftcapi generate <collection> --rows N --seed 9` in
+ * `directory` (the first caller's), shared by every test that asks for the same collection and size.
+ */
+export function generatedOnce(
+  collection: "dnc" | "notices",
+  rows: number,
+  directory: string,
+): Promise<string> {
+  const key = `${collection}-${rows}`;
+  let file = generated.get(key);
+  if (!file) {
+    file = (async () => {
+      // Named large.csv in a folder of its own: tests match the file's name in the summary.
+      const folder = join(directory, key);
+      await mkdir(folder, { recursive: true });
+      const out = join(folder, "large.csv");
+      const made = await runCli([
+        "generate",
+        collection,
+        "--rows",
+        String(rows),
+        "--seed",
+        "9",
+        "--out",
+        out,
+      ]);
+      assert.equal(made.code, 0, made.stderr);
+      return out;
+    })();
+    generated.set(key, file);
+  }
+  return file;
+}
+
+/** The peak memory an import printed with `--report-memory`, in MB. */
+export function reportedPeakMegabytes(stderr: string): number {
+  const match = /peak memory: (\d+) MB/.exec(stderr);
+  assert.ok(match, `no peak memory reported:\n${stderr}`);
+  return Number(match[1]);
 }
