@@ -19,7 +19,7 @@ import { registerGatewayHooks } from "./gateway-hooks.js";
 import { registerHealthRoutes } from "./health-routes.js";
 import { NOTICES_PATH, registerNoticeRoutes } from "./notice-routes.js";
 import { registerOpenApiRoutes } from "./openapi-routes.js";
-import { publicBaseUrl } from "./request-urls.js";
+import { httpsUrlOf, originForm, publicBaseUrl } from "./request-urls.js";
 import { registerSignupRoutes } from "./signup-routes.js";
 import { registerStatusRoutes, STATUS_PATH } from "./status-routes.js";
 
@@ -59,11 +59,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: deps.serverFactory,
     // Requests that reached the server before SIGTERM are answered normally while it drains.
     return503OnClosing: false,
-    // A path the router cannot decode (`/v0/hsr-early-termination-notices/%`) is answered from
-    // the error catalog like every other error, not in Fastify's own body.
-    frameworkErrors: (err, _req, reply) => {
-      const apiError = new ApiError("BAD_REQUEST", { detail: err.message });
-      (reply as FastifyReply).code(400).type("application/json").send(errorBody(apiError));
+    rewriteUrl: (req) => originForm(req.url ?? "/"),
+    // A path the router cannot decode (`/v0/hsr-early-termination-notices/%`) never reaches the
+    // gateway hooks: answer HTTPS_REQUIRED first as they would, and never echo the target, which
+    // may hold a key.
+    frameworkErrors: (_err, req, reply) => {
+      const apiError =
+        req.protocol === "https"
+          ? new ApiError("BAD_REQUEST", { detail: "The request path is not valid percent-encoding." })
+          : new ApiError("HTTPS_REQUIRED", {
+              vars: { httpsUrl: httpsUrlOf(req, deps.baseUrl, deps.httpsPort()) },
+            });
+      (reply as FastifyReply).code(apiError.status).type("application/json").send(errorBody(apiError));
     },
   });
 

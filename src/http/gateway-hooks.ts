@@ -3,7 +3,6 @@ import { DEMO_KEY } from "../access/api-keys.js";
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimitDecision, RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
-import { HEALTH_PREFIX } from "./health-routes.js";
 import { httpsUrlOf, queryPairs } from "./request-urls.js";
 
 export interface GatewayOptions {
@@ -18,39 +17,48 @@ export interface GatewayOptions {
   signupUrl: (req: FastifyRequest) => string;
 }
 
-/** Paths that need a key: the API itself. */
-const KEYED_PREFIX = "/v0/";
+/**
+ * What the gateway asks of a request to a route, set in the route's `config.access`:
+ * `open` (health probes: nothing), `https` (pages and the OpenAPI document: HTTPS only) or
+ * `keyed` (the API: HTTPS, a valid key, the rate limit). A route that says nothing is `keyed`.
+ */
+export type RouteAccess = "open" | "https" | "keyed";
 
 declare module "fastify" {
-  interface FastifyRequest {
-    /** The key's stored record, once the gateway accepted it. */
-    apiKeyId: number | undefined;
+  interface FastifyContextConfig {
+    access?: RouteAccess;
   }
 }
 
+/** Unrouted paths under this prefix still need a key, as at api.data.gov: 404s come after it. */
+const KEYED_PREFIX = "/v0/";
+
 /**
- * The gateway's checks, in api.data.gov's order, on every request before routing completes:
- * HTTPS first, then the API key (from `X-Api-Key`, else `api_key`; empty counts as missing), then
- * the rate limit. Keyed answers carry the limit headers; refused keys get none.
+ * The gateway's checks, in api.data.gov's order, on every request: HTTPS first, then the API key
+ * (from `X-Api-Key`, else `api_key`; empty counts as missing), then the rate limit. Keyed answers
+ * carry the limit headers; refused keys get none.
+ *
+ * The checks run after routing and read the access of the route the router chose, never the raw
+ * request-target: whatever spelling of a path reaches a handler (absolute-form, percent-encoded,
+ * ...), the gateway judged that same handler. Requests that reach no route need HTTPS, and a key
+ * when their path is under `/v0/`.
  */
 export function registerGatewayHooks(app: FastifyInstance, options: GatewayOptions): void {
-  app.decorateRequest("apiKeyId", undefined);
-
   app.addHook("onRequest", async (req, reply) => {
-    if (req.url.startsWith(HEALTH_PREFIX)) return;
+    const access = accessOf(req);
+    if (access === "open") return;
     if (req.protocol !== "https") {
       throw new ApiError("HTTPS_REQUIRED", {
         vars: { httpsUrl: httpsUrlOf(req, options.baseUrl, options.httpsPort()) },
       });
     }
-    if (!req.url.startsWith(KEYED_PREFIX)) return;
+    if (access !== "keyed") return;
     const presented = presentedKey(req);
     const vars = { signupUrl: options.signupUrl(req), contactUrl: options.signupUrl(req) };
     if (presented === undefined) throw new ApiError("API_KEY_MISSING", { vars });
     const check = await options.keys.verify(presented);
     if (check.status === "invalid") throw new ApiError("API_KEY_INVALID", { vars });
     if (check.status === "disabled") throw new ApiError("API_KEY_DISABLED", { vars });
-    req.apiKeyId = check.key.id;
     if (!options.limiter) return;
     const decision = await options.limiter.check(check.key, presented === DEMO_KEY, req.ip);
     if (!decision) return;
@@ -71,6 +79,11 @@ export function limitHeaders(decision: RateLimitDecision): Record<string, string
     "X-RateLimit-Remaining": String(decision.remaining),
     "X-RateLimit-Reset": String(decision.resetSeconds),
   };
+}
+
+function accessOf(req: FastifyRequest): RouteAccess {
+  if (req.is404) return req.url.startsWith(KEYED_PREFIX) ? "keyed" : "https";
+  return req.routeOptions.config.access ?? "keyed";
 }
 
 function presentedKey(req: FastifyRequest): string | undefined {

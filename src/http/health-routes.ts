@@ -8,8 +8,8 @@ export const HEALTH_PREFIX = "/health/";
  * a query within a second; 503 otherwise, so traffic goes elsewhere until it does).
  */
 export function registerHealthRoutes(app: FastifyInstance, ready: () => Promise<boolean>): void {
-  app.get(`${HEALTH_PREFIX}live`, async () => ({ status: "live" }));
-  app.get(`${HEALTH_PREFIX}ready`, async (_req, reply) => {
+  app.get(`${HEALTH_PREFIX}live`, { config: { access: "open" } }, async () => ({ status: "live" }));
+  app.get(`${HEALTH_PREFIX}ready`, { config: { access: "open" } }, async (_req, reply) => {
     if (await ready()) return { status: "ready" };
     return reply.code(503).header("Retry-After", "1").send({ status: "not ready" });
   });

@@ -1,5 +1,20 @@
 import type { FastifyRequest } from "fastify";
 
+const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
+
+/**
+ * The request-target in origin-form: an absolute-form target (`https://host/v0/...`, which
+ * HTTP/1.1 servers must accept) loses its scheme and authority, so that routing, the gateway,
+ * links and logs all see the same path. Any other target is returned unchanged.
+ */
+export function originForm(target: string): string {
+  if (target.startsWith("/")) return target;
+  const prefix = ABSOLUTE_FORM.exec(target);
+  if (prefix === null) return target;
+  const rest = target.slice(prefix[0].length);
+  return rest.startsWith("/") ? rest : `/${rest}`;
+}
+
 /** Query parameters as [name, value] pairs, decoded, in the order given. */
 export function queryPairs(rawUrl: string): Array<[string, string]> {
   const mark = rawUrl.indexOf("?");

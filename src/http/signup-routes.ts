@@ -23,11 +23,11 @@ export async function registerSignupRoutes(app: FastifyInstance, options: Signup
   await app.register(async (scope) => {
     await scope.register(formbody, { bodyLimit: 16_384 });
 
-    scope.get("/signup", async (_req, reply) =>
+    scope.get("/signup", { config: { access: "https" } }, async (_req, reply) =>
       reply.type("text/html; charset=utf-8").send(signupFormPage()),
     );
 
-    scope.post("/signup", { bodyLimit: 16_384 }, async (req, reply) => {
+    scope.post("/signup", { bodyLimit: 16_384, config: { access: "https" } }, async (req, reply) => {
       const wantsJson = isJson(req);
       const decision = await options.limiter.checkSubject(`signup:${req.ip}`, options.signupsPerHour, 3600);
       reply.headers(limitHeaders(decision));
