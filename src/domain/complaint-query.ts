@@ -45,6 +45,8 @@ export const COMPLAINT_PARAMETERS = [
 
 export type ComplaintParameter = (typeof COMPLAINT_PARAMETERS)[number];
 const KNOWN = new Set<string>(COMPLAINT_PARAMETERS);
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the characters are what it finds
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /**
  * Turns the raw query parameters of a complaint list request into a typed query, or throws an
@@ -63,6 +65,12 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
     const key = name as ComplaintParameter;
     if (values.has(key)) {
       throw invalid(key, `The query parameter '${name}' was given more than once; give it once.`);
+    }
+    if (CONTROL_CHARACTER.test(raw)) {
+      throw invalid(
+        key,
+        `The query parameter '${name}' contains a control character (such as NUL); no accepted value has one.`,
+      );
     }
     const value = unquote(raw);
     if (value === "")

@@ -61,9 +61,12 @@ function digitsAt(text: string, at: number, length: number): number {
   return value;
 }
 
-/** Seconds of a date's midnight (UTC), or null when the date does not exist. */
+/** Years a complaint date may name; `Date.UTC` would read 0000-0099 as 1900-1999. */
+const FIRST_YEAR = 1000;
+
+/** Seconds of a date's midnight (UTC), or null when the date does not exist or its year is before 1000. */
 function midnightOf(year: number, month: number, day: number): number | null {
-  if (month < 1 || month > 12 || day < 1 || day > 31) return null;
+  if (year < FIRST_YEAR || month < 1 || month > 12 || day < 1 || day > 31) return null;
   const millis = Date.UTC(year, month - 1, day);
   const check = new Date(millis);
   if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null;

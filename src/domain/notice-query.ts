@@ -72,6 +72,8 @@ export const MAX_PAGE_LIMIT = 50;
 export const MAX_CONDITIONS = 64;
 export const MAX_GROUP_DEPTH = 8;
 export const MAX_LIST_VALUES = 200;
+/** Sort keys a request may give; each field at most once. */
+export const MAX_SORT_KEYS = 4;
 
 const ROOT = "@root";
 /** The spec's plain parameters and the older API's names. */
@@ -170,7 +172,7 @@ export function parseNoticeQuery(params: ReadonlyArray<readonly [string, string]
       `A request may hold at most ${MAX_CONDITIONS} filter conditions.`,
     );
   }
-  query.sort = buildSort(sortText, sortTree, plain);
+  query.sort = boundedSort(buildSort(sortText, sortTree, plain));
   const page = buildPage(pageTree, plain);
   query.offset = page.offset;
   query.limit = page.limit;
@@ -652,6 +654,32 @@ function unquote(text: string): string {
 
 function sortKey(path: string, direction: "ASC" | "DESC", parameter: string): SortKey {
   return { field: resolveField(path.trim(), parameter, "sorting"), direction };
+}
+
+/**
+ * A sort names each field once and at most MAX_SORT_KEYS fields: a repeated field changes no order
+ * but multiplies the cost of every comparison (200 repeats took seconds).
+ */
+function boundedSort(keys: SortKey[]): SortKey[] {
+  const seen = new Set<NoticeFieldName>();
+  for (const key of keys) {
+    if (seen.has(key.field)) {
+      throw invalid(
+        "INVALID_SORT",
+        "sort",
+        `The sort names the field '${key.field}' more than once; name each field once.`,
+      );
+    }
+    seen.add(key.field);
+  }
+  if (keys.length > MAX_SORT_KEYS) {
+    throw invalid(
+      "INVALID_SORT",
+      "sort",
+      `A request may sort by at most ${MAX_SORT_KEYS} fields; this one gives ${keys.length}.`,
+    );
+  }
+  return keys;
 }
 
 function buildSort(text: string | undefined, tree: Tree, plain: Map<PlainParameter, string>): SortKey[] {

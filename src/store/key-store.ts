@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import type { Database } from "./database.js";
 import type { ApiKeyTable } from "./schema.js";
+import { writeWithoutWaiting } from "./write-without-waiting.js";
 
 export type KeyStatus = "active" | "disabled";
 
@@ -33,13 +34,14 @@ export interface HourlyUsage {
 export class KeyStore {
   constructor(private readonly database: Database) {}
 
+  /** Inserts a key; on SQLite it never blocks the event loop while an import holds the write lock (see `writeWithoutWaiting`). */
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
-    const { id } = await this.database.db
-      .insertInto("api_keys")
-      .values(toRow(key))
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return { ...key, id, lastUsedAt: null };
+    const inserted = await writeWithoutWaiting(
+      this.database,
+      this.database.db.insertInto("api_keys").values(toRow(key)).returning("id"),
+    );
+    if (inserted === undefined) throw new Error("the key insert returned no id");
+    return { ...key, id: inserted.id, lastUsedAt: null };
   }
 
   /** Inserts the key unless one with the same hash exists (read first: usually it does, and reading never waits). */

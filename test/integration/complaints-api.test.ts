@@ -313,6 +313,12 @@ for (const dialect of DIALECTS) {
         ["offset=-5", "offset"],
         ["is_robocall=maybe", "is_robocall"],
         ["sort_order=sideways", "sort_order"],
+        ["state=Ohio%00", "state"],
+        ["state=Texas&city=Aus%00tin", "city"],
+        ["state=%1B%5B2J", "state"],
+        ["created_date=0021-07-08", "created_date"],
+        ["created_date_from=0099-01-01&created_date_to=2024-01-01", "created_date_from"],
+        ["violation_date=0000-01-01", "violation_date"],
       ];
       for (const [query, parameter] of bad) {
         const res = await get(`/v0/dnc-complaints?${query}`);

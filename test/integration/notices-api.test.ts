@@ -889,6 +889,10 @@ for (const dialect of DIALECTS) {
         ["sort[a][path]=title&sort[a][direction]=UP", "sort[a][direction]", /ASC or DESC/],
         ["sort[a][direction]=ASC", "sort[a][path]", /field name/],
         ["sort=title&sort_by=created", "sort_by", /once/],
+        ["sort=title,-title", "sort", /'title' more than once/],
+        [`sort=${Array(200).fill("created").join(",")}`, "sort", /'created' more than once/],
+        ["sort[a][path]=date&sort[b][path]=date&sort[b][direction]=DESC", "sort", /'date' more than once/],
+        ["sort=title,date,created,updated,id", "sort", /at most 4 fields; this one gives 5/],
         ["sort_by=title", "sort_by", /'created' or 'changed'/],
         ["sort_order=up", "sort_order", /ASC or DESC/],
         [
