@@ -10,7 +10,7 @@ import type { TestResponse } from "./https-client.js";
 export function rawRequest(
   origin: string,
   target: string,
-  options: { method?: string; headers?: Record<string, string>; ca?: string } = {},
+  options: { method?: string; headers?: Record<string, string>; ca?: string; body?: string } = {},
 ): Promise<TestResponse> {
   const url = new URL(origin);
   const port = Number(url.port);
@@ -18,7 +18,7 @@ export function rawRequest(
   const headerLines = Object.entries({ Host: url.host, Connection: "close", ...options.headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join("");
-  const head = `${options.method ?? "GET"} ${target} HTTP/1.1\r\n${headerLines}\r\n`;
+  const head = `${options.method ?? "GET"} ${target} HTTP/1.1\r\n${headerLines}\r\n${options.body ?? ""}`;
   return new Promise((resolve, reject) => {
     const socket =
       url.protocol === "https:"
