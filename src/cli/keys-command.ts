@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { createKey, KEY_PREFIX_LENGTH, loadKeySecret } from "../access/api-keys.js";
 import { databaseConfig, keySecretConfig } from "../config.js";
+import { unprintableCharacter } from "../domain/signup-form.js";
 import { type Database, openDatabase } from "../store/database.js";
 import { type ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { migrate } from "../store/migrate.js";
@@ -39,8 +40,20 @@ export function keysCommand(): Command {
         keySecret?: string;
         db?: string;
       }) => {
+        for (const [option, value, lineBreaks] of [
+          ["--email", flags.email, false],
+          ["--first-name", flags.firstName, false],
+          ["--last-name", flags.lastName, false],
+          ["--use", flags.use, true],
+        ] as const) {
+          const unprintable = value === undefined ? undefined : unprintableCharacter(value, { lineBreaks });
+          if (unprintable !== undefined)
+            throw new Error(
+              `${option}: must not contain control or other unprintable characters; found ${unprintable}`,
+            );
+        }
         if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.email))
-          throw new Error(`--email: not an e-mail address: '${flags.email}'`);
+          throw new Error(`--email: not an e-mail address: '${printable(flags.email)}'`);
         if (flags.unlimited && flags.limitPerHour !== undefined)
           throw new Error("--limit-per-hour and --unlimited exclude each other");
         await withKeyStore(flags, async (store, database) => {
@@ -53,7 +66,7 @@ export function keysCommand(): Command {
             limitPerHour: flags.unlimited ? "unlimited" : flags.limitPerHour,
           });
           process.stdout.write(
-            `Created key ${record.prefix}... for ${record.email} (${limitText(record)}). It is shown once; keep it safe.\n${key}\n`,
+            `Created key ${printable(record.prefix)}... for ${printable(record.email)} (${limitText(record)}). It is shown once; keep it safe.\n${key}\n`,
           );
         });
       },
@@ -66,8 +79,8 @@ export function keysCommand(): Command {
     .action(async (flags: { db?: string }) => {
       await withKeyStore(flags, async (store) => {
         const rows = (await store.list()).map((key) => [
-          key.prefix,
-          key.email,
+          printable(key.prefix),
+          printable(key.email),
           isoMinute(key.createdAt),
           key.lastUsedAt === null ? "never" : isoMinute(key.lastUsedAt),
           key.status,
@@ -88,7 +101,7 @@ export function keysCommand(): Command {
       .action(async (prefix: string, flags: { db?: string }) => {
         await withKeyStore(flags, async (store) => {
           const changed = await store.setStatus(keyPrefix(prefix), status);
-          if (changed === 0) throw new Error(`no key starts with '${prefix}'`);
+          if (changed === 0) throw new Error(`no key starts with '${printable(prefix)}'`);
           process.stdout.write(`${verb} ${changed} key(s) starting with ${keyPrefix(prefix)}\n`);
         });
       });
@@ -115,7 +128,7 @@ export function keysCommand(): Command {
         await withKeyStore(flags, async (store) => {
           const limit = flags.unlimited ? "unlimited" : flags.default ? null : flags.perHour!;
           const changed = await store.setLimit(keyPrefix(prefix), limit);
-          if (changed === 0) throw new Error(`no key starts with '${prefix}'`);
+          if (changed === 0) throw new Error(`no key starts with '${printable(prefix)}'`);
           process.stdout.write(
             `Set the limit of ${changed} key(s) starting with ${keyPrefix(prefix)} to ${limit ?? "the default"}\n`,
           );
@@ -130,7 +143,7 @@ export function keysCommand(): Command {
     .action(async (prefix: string, flags: { db?: string }) => {
       await withKeyStore(flags, async (store) => {
         const deleted = await store.delete(keyPrefix(prefix));
-        if (deleted === 0) throw new Error(`no key starts with '${prefix}'`);
+        if (deleted === 0) throw new Error(`no key starts with '${printable(prefix)}'`);
         process.stdout.write(`Deleted ${deleted} key(s) starting with ${keyPrefix(prefix)}\n`);
       });
     });
@@ -143,7 +156,7 @@ export function keysCommand(): Command {
     .action(async (prefix: string, flags: { days: number; db?: string }) => {
       await withKeyStore(flags, async (store) => {
         const [key] = await store.findByPrefix(keyPrefix(prefix));
-        if (!key) throw new Error(`no key starts with '${prefix}'`);
+        if (!key) throw new Error(`no key starts with '${printable(prefix)}'`);
         const since = Math.floor(Date.now() / 1000 / 3600) * 3600 - flags.days * 86_400;
         const usage = await store.usage(key.id, since);
         const total = usage.reduce((sum, hour) => sum + hour.count, 0);
@@ -151,7 +164,9 @@ export function keysCommand(): Command {
           ["HOUR (UTC)", "REQUESTS"],
           usage.map((hour) => [isoMinute(hour.hour), String(hour.count)]),
         );
-        process.stdout.write(`${total} requests by ${key.prefix}... in the last ${flags.days} days\n`);
+        process.stdout.write(
+          `${total} requests by ${printable(key.prefix)}... in the last ${flags.days} days\n`,
+        );
       });
     });
 
@@ -171,9 +186,25 @@ async function withKeyStore(
   }
 }
 
+/**
+ * Text from the database (or the command line) as it may be written to a terminal: control and
+ * other unprintable characters (and line breaks, tabs, backslashes) are written as escapes such
+ * as `\x1b`, `\u202e` or `\\`, so that stored text can neither move the cursor, clear the
+ * screen, retitle the window nor break a table's lines. Printable text is unchanged.
+ */
+function printable(text: string): string {
+  return text.replace(/(?!\u200c|\u200d)[\p{C}\p{Zl}\p{Zp}\\]/gu, (character) => {
+    if (character === "\\") return "\\\\";
+    const code = character.codePointAt(0)!;
+    if (code < 0x100) return `\\x${code.toString(16).padStart(2, "0")}`;
+    if (code < 0x10000) return `\\u${code.toString(16).padStart(4, "0")}`;
+    return `\\u{${code.toString(16)}}`;
+  });
+}
+
 function keyPrefix(text: string): string {
   if (text.length < KEY_PREFIX_LENGTH)
-    throw new Error(`give the key's first ${KEY_PREFIX_LENGTH} characters; got '${text}'`);
+    throw new Error(`give the key's first ${KEY_PREFIX_LENGTH} characters; got '${printable(text)}'`);
   return text.slice(0, KEY_PREFIX_LENGTH);
 }
 

@@ -29,6 +29,13 @@ export const errorCatalog = {
     title: "Forbidden",
     message: "The api_key supplied has been disabled. Please contact us at {contactUrl} for assistance",
   },
+  CROSS_SITE_SIGNUP: {
+    status: 403,
+    format: "gateway",
+    title: "Forbidden",
+    message:
+      "Keys are issued only through this server's own sign-up form at {signupUrl}: a page on another site cannot sign up on its visitors' behalf.",
+  },
   OVER_RATE_LIMIT: {
     status: 429,
     format: "gateway",

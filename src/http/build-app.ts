@@ -48,6 +48,17 @@ export interface AppDeps {
   serverFactory?: FastifyServerFactory;
 }
 
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /**
+     * `false`: @fastify/cors adds no CORS headers to this route's answers (the plugin reads this
+     * member). Same-origin pages, such as the sign-up form, say so; every other route is open to
+     * any origin.
+     */
+    cors?: false;
+  }
+}
+
 const READ_METHODS = ["GET", "HEAD", "OPTIONS"];
 const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
@@ -74,6 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
+  // Any origin may read the API (it is public data behind keys); routes whose config says
+  // `cors: false` (sign-up, same-origin only) get no CORS headers, preflight included.
   await app.register(cors, {
     origin: "*",
     methods: READ_METHODS,
@@ -99,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     issueKey: deps.issueKey,
     limiter: deps.rateLimiter,
     signupsPerHour: deps.signupsPerHour,
+    baseUrl: deps.baseUrl,
   });
 
   for (const url of [
