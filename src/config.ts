@@ -7,6 +7,14 @@ import { parseDate } from "./domain/date-time.js";
 
 export const DEFAULT_DB_PATH = "data/ftcapi.db";
 
+/**
+ * `serve`'s default budget per PostgreSQL statement. ftcapi's queries take 1 to 20 ms, the slowest
+ * shapes a few hundred at p99 on 20 million complaints (docs/performance.md): 2 s leaves them ten
+ * times their worst while a hung database is answered 503 within 3 s (budget plus the 1 s reply
+ * margin, store/database.ts), before clients and balancers (nginx's default 60 s) give up themselves.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -49,6 +57,11 @@ export interface ServeConfig extends DatabaseConfig {
   readonly demoLimitPerHour: number;
   readonly demoLimitPerDay: number;
   readonly signupLimitPerHour: number;
+  /**
+   * The time budget of each PostgreSQL statement a request makes; a statement past it is cancelled
+   * and the request answered 503 (store/database.ts). Not applied to migrations or the demo load.
+   */
+  readonly statementTimeoutMs: number;
 }
 
 export interface RawServeOptions {
@@ -61,6 +74,7 @@ export interface RawServeOptions {
   demoLimitPerHour?: string;
   demoLimitPerDay?: string;
   signupLimitPerHour?: string;
+  statementTimeoutMs?: string;
   db?: string;
   host?: string;
   port?: string;
@@ -136,6 +150,12 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
       "--signup-limit-per-hour",
       flags.signupLimitPerHour ?? env.FTCAPI_SIGNUP_LIMIT_PER_HOUR ?? "5",
       1,
+    ),
+    // At least 100 ms: below that, ordinary queries on a busy server would be cancelled.
+    statementTimeoutMs: count(
+      "--statement-timeout-ms",
+      flags.statementTimeoutMs ?? env.FTCAPI_STATEMENT_TIMEOUT_MS ?? String(DEFAULT_STATEMENT_TIMEOUT_MS),
+      100,
     ),
   });
 }

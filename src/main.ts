@@ -50,14 +50,7 @@ export async function serve(
     process.send?.({ type: "listening", httpsUrl: server.httpsUrl, httpUrl: server.httpUrl });
     return { ...server, isPrimary: false };
   }
-  const database = openDatabase(config.db);
-  let certPath: string;
-  try {
-    await prepareStore(database, config, log);
-    certPath = (await loadTls(config, database)).certPath;
-  } finally {
-    await database.close();
-  }
+  const { certPath } = (await prepareWithoutBudget(config, log)).tls;
   return { ...(await forkWorkers(config.workers, log)), certPath, isPrimary: true };
 }
 
@@ -127,6 +120,24 @@ async function prepareStore(
   return secret;
 }
 
+/**
+ * `prepareStore` and the certificate, on a database opened for them alone and closed after: without
+ * the request budget (`statementTimeoutMs`), since a migration (005-hour-counts reads every
+ * complaint) or the demo load's COPY takes far longer than a request may and must not be cancelled.
+ */
+async function prepareWithoutBudget(
+  config: ServeConfig,
+  log: (line: string) => void,
+): Promise<{ secret: string; tls: TlsFiles }> {
+  const database = openDatabase(config.db);
+  try {
+    const secret = await prepareStore(database, config, log);
+    return { secret, tls: await loadTls(config, database) };
+  } finally {
+    await database.close();
+  }
+}
+
 /** Where files that belong with the data live (the self-signed certificate): beside a SQLite file, else ./data. */
 function stateDirectory(database: Database): string {
   return database.dialect === "sqlite" ? dirname(database.location) : resolve("data");
@@ -141,14 +152,20 @@ function loadTls(config: ServeConfig, database: Database): Promise<TlsFiles> {
 /** The composition root: config -> database -> migrations -> app -> listeners. */
 export async function startServer(config: ServeConfig, log: (line: string) => void): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
-  const database = openDatabase(config.db);
-  const readDatabase = config.dbReadUrl ? openDatabase(config.dbReadUrl) : database;
+  const { secret, tls } = await prepareWithoutBudget(config, log);
+  // Requests run under the statement budget, so that a hung or slow database answers them 503
+  // within it instead of holding them for the whole outage.
+  const budget = { statementTimeoutMs: config.statementTimeoutMs };
+  const database = openDatabase(config.db, budget);
+  const readDatabase = config.dbReadUrl ? openDatabase(config.dbReadUrl, budget) : database;
+  for (const opened of new Set([database, readDatabase])) {
+    if (opened.dialect === "sqlite" && !opened.hasStatementBudget)
+      log("Warning: the SQLite statement budget was not built (no C compiler at install); statements run unbounded.");
+  }
   try {
-    const secret = await prepareStore(database, config, log);
     const complaints = new ComplaintStore(readDatabase);
     const notices = new NoticeStore(readDatabase);
     const keyStore = new KeyStore(database);
-    const tls = await loadTls(config, database);
 
     let httpsServer: HttpsServer | undefined;
     const freshness = new CollectionFreshness(

@@ -1,3 +1,4 @@
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
 import {
   bucketSecondsOf,
@@ -58,9 +59,6 @@ export interface RateLimitDecision {
   resetSeconds: number;
 }
 
-const HOUR_SECONDS = 3600;
-const DAY_SECONDS = 86_400;
-
 /** Hits this process took from the shared counters for one set of windows and has not used yet. */
 interface Lease {
   /** The windows as leased: a changed limit takes a new lease. */
@@ -115,12 +113,12 @@ export class RateLimiter {
           {
             subject: `demo-hour:${clientAddress}`,
             limit: this.policy.demoLimitPerHour,
-            windowSeconds: HOUR_SECONDS,
+            windowSeconds: SECONDS_PER_HOUR,
           },
           {
             subject: `demo-day:${clientAddress}`,
             limit: this.policy.demoLimitPerDay,
-            windowSeconds: DAY_SECONDS,
+            windowSeconds: SECONDS_PER_DAY,
           },
         ]
       : key.unlimited
@@ -129,7 +127,7 @@ export class RateLimiter {
             {
               subject: `key:${key.id}`,
               limit: key.limitPerHour ?? this.policy.defaultLimitPerHour,
-              windowSeconds: this.policy.keyWindowSeconds ?? HOUR_SECONDS,
+              windowSeconds: this.policy.keyWindowSeconds ?? SECONDS_PER_HOUR,
             },
           ];
     if (windows.length === 0) {
@@ -167,7 +165,10 @@ export class RateLimiter {
     for (;;) {
       const pending = this.renewing.get(id);
       if (pending) {
-        await pending.catch(() => undefined);
+        // A renewal that fails fails every request waiting on it, with its error: the store is
+        // away or too slow, and trying again one waiting request after another would make the
+        // n-th of them wait n store timeouts before its 503.
+        await pending;
         continue;
       }
       const now = this.now();
@@ -238,7 +239,7 @@ export class RateLimiter {
   }
 
   private countUsage(keyId: number, now: number): void {
-    const hour = Math.floor(now / HOUR_SECONDS) * HOUR_SECONDS;
+    const hour = Math.floor(now / SECONDS_PER_HOUR) * SECONDS_PER_HOUR;
     const id = `${keyId}:${hour}`;
     const entry = this.usage.get(id);
     if (entry) entry.requests++;
@@ -291,7 +292,7 @@ export class RateLimiter {
   private async purgeNow(nowSeconds: number): Promise<void> {
     if (nowSeconds - this.lastPurgeSeconds < 300) return;
     this.lastPurgeSeconds = nowSeconds;
-    await this.store.purge(nowSeconds - DAY_SECONDS - HOUR_SECONDS);
+    await this.store.purge(nowSeconds - SECONDS_PER_DAY - SECONDS_PER_HOUR);
   }
 }
 

@@ -53,35 +53,41 @@ export function serveCommand(): Command {
       "keys one address may sign up for an hour [env FTCAPI_SIGNUP_LIMIT_PER_HOUR] (default: 5)",
     )
     .option(
+      "--statement-timeout-ms <n>",
+      "PostgreSQL: budget of each statement a request makes; past it the request gets 503 [env FTCAPI_STATEMENT_TIMEOUT_MS] (default: 2000)",
+    )
+    .option(
       "--key-secret <secret>",
       "HMAC secret for key hashes [env FTCAPI_KEY_SECRET] (default: made on first run, kept in the database)",
     )
-    .action(async (flags: RawServeOptions) => {
-      const config = serveConfig(flags);
-      const server = await serve(config, (line) => process.stdout.write(`${line}\n`));
-      let stopping = false;
-      const stop = async (signal: string) => {
-        if (stopping) return;
-        stopping = true;
-        if (server.isPrimary)
-          process.stdout.write(`${signal}: finishing requests in flight, then stopping\n`);
-        await server.stop();
-        process.exit(0);
-      };
-      process.on("SIGTERM", () => void stop("SIGTERM"));
-      process.on("SIGINT", () => void stop("SIGINT"));
-      if (!server.isPrimary) return;
-      const cert = config.tlsCert ? "" : `--cacert ${relativeToHere(server.certPath)} `;
-      process.stdout.write(
-        [
-          `ftcapi is serving ${config.db}${config.workers > 1 ? ` with ${config.workers} workers` : ""}`,
-          `  HTTPS:    ${server.httpsUrl}`,
-          `  HTTP:     ${server.httpUrl}  (answers HTTPS_REQUIRED unless --trust-proxy and X-Forwarded-Proto: https)`,
-          `  Demo key: ${DEMO_KEY}`,
-          `  Try:      curl ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/dnc-complaints?items_per_page=2'`,
-          `  Notices:  curl -g ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/hsr-early-termination-notices?sort=-date&page[limit]=2'`,
-          "",
-        ].join("\n"),
-      );
-    });
+    .action(runServe);
+}
+
+/** Serves until SIGTERM or SIGINT; the primary process prints where and how to try it. */
+async function runServe(flags: RawServeOptions): Promise<void> {
+  const config = serveConfig(flags);
+  const server = await serve(config, (line) => process.stdout.write(`${line}\n`));
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    if (server.isPrimary) process.stdout.write(`${signal}: finishing requests in flight, then stopping\n`);
+    await server.stop();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  if (!server.isPrimary) return;
+  const cert = config.tlsCert ? "" : `--cacert ${relativeToHere(server.certPath)} `;
+  process.stdout.write(
+    [
+      `ftcapi is serving ${config.db}${config.workers > 1 ? ` with ${config.workers} workers` : ""}`,
+      `  HTTPS:    ${server.httpsUrl}`,
+      `  HTTP:     ${server.httpUrl}  (answers HTTPS_REQUIRED unless --trust-proxy and X-Forwarded-Proto: https)`,
+      `  Demo key: ${DEMO_KEY}`,
+      `  Try:      curl ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/dnc-complaints?items_per_page=2'`,
+      `  Notices:  curl -g ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/hsr-early-termination-notices?sort=-date&page[limit]=2'`,
+      "",
+    ].join("\n"),
+  );
 }

@@ -1,0 +1,66 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type BetterSqlite3 from "better-sqlite3";
+
+/** The loadable extension `npm run build` compiles from native/statement-budget.c. */
+const EXTENSION = fileURLToPath(new URL("../../native/build/statement-budget.so", import.meta.url));
+
+/** A statement as Kysely's SQLite driver uses it. */
+export interface DriverStatement {
+  readonly reader: boolean;
+  all(parameters: ReadonlyArray<unknown>): unknown[];
+  run(parameters: ReadonlyArray<unknown>): { changes: number | bigint; lastInsertRowid: number | bigint };
+  iterate(parameters: ReadonlyArray<unknown>): IterableIterator<unknown>;
+}
+
+/**
+ * A time budget for each statement of one SQLite connection: `wrap` returns a statement whose
+ * `all` and `run` arm a watchdog thread (native/statement-budget.c) that interrupts the statement
+ * once `budgetMs` have passed, so that it fails with SQLITE_INTERRUPT instead of holding the event
+ * loop. Arming and disarming cost about a microsecond a statement.
+ */
+export class StatementBudget {
+  private budgetMs = 0;
+
+  private constructor(private readonly arm: BetterSqlite3.Statement) {}
+
+  /** Loads the extension into `sqlite`; undefined when it was not built (no C compiler at install). */
+  static load(sqlite: BetterSqlite3.Database): StatementBudget | undefined {
+    if (!existsSync(EXTENSION)) return undefined;
+    // SQLite derives the entry point, sqlite3_statementbudget_init, from the file's name.
+    sqlite.loadExtension(EXTENSION);
+    return new StatementBudget(sqlite.prepare("select ftcapi_statement_budget(?)"));
+  }
+
+  /** Budget of every statement from now on; 0 (the default) switches the budget off. */
+  set(budgetMs: number): void {
+    this.budgetMs = budgetMs;
+  }
+
+  /** The statement, with its `all` and `run` under the budget while one is set. */
+  wrap(statement: BetterSqlite3.Statement): DriverStatement {
+    if (this.budgetMs <= 0) return statement as unknown as DriverStatement;
+    const budgetMs = this.budgetMs;
+    const arm = this.arm;
+    return {
+      reader: statement.reader,
+      all(parameters) {
+        arm.get(budgetMs);
+        try {
+          return statement.all(parameters);
+        } finally {
+          arm.get(0);
+        }
+      },
+      run(parameters) {
+        arm.get(budgetMs);
+        try {
+          return statement.run(parameters);
+        } finally {
+          arm.get(0);
+        }
+      },
+      iterate: (parameters) => statement.iterate(parameters),
+    };
+  }
+}
