@@ -11,14 +11,30 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const headers = join(dirname(createRequire(import.meta.url).resolve("better-sqlite3/package.json")), "deps", "sqlite3");
+const headers = join(
+  dirname(createRequire(import.meta.url).resolve("better-sqlite3/package.json")),
+  "deps",
+  "sqlite3",
+);
 mkdirSync(join(here, "build"), { recursive: true });
 const compiler = "cc";
 const result = spawnSync(
   compiler,
-  ["-O2", "-shared", "-fPIC", "-I", headers, "-o", join(here, "build", "statement-budget.so"), join(here, "statement-budget.c"), "-lpthread"],
+  [
+    "-O2",
+    "-shared",
+    "-fPIC",
+    "-I",
+    headers,
+    "-o",
+    join(here, "build", "statement-budget.so"),
+    join(here, "statement-budget.c"),
+    "-lpthread",
+  ],
   { stdio: "inherit" },
 );
 if (result.status !== 0) {
-  console.warn(`native/build.mjs: ${compiler} could not build the SQLite statement budget; SQLite will run without one.`);
+  console.warn(
+    `native/build.mjs: ${compiler} could not build the SQLite statement budget; SQLite will run without one.`,
+  );
 }

@@ -134,7 +134,11 @@ describe("SQLite statement budget (OpenOptions.statementTimeoutMs)", () => {
   it("interrupts a statement past the budget (SQLITE_INTERRUPT, a 503), and the connection goes on", async () => {
     const database = openDatabase(file, { statementTimeoutMs: 150 });
     try {
-      assert.equal(database.dialect === "sqlite" && database.hasStatementBudget, true, "npm run build made the extension");
+      assert.equal(
+        database.dialect === "sqlite" && database.hasStatementBudget,
+        true,
+        "npm run build made the extension",
+      );
       const { err, elapsedMs } = await failure(() => slow.execute(database.db));
       assert.equal(err.code, "SQLITE_INTERRUPT", err.message);
       assert.ok(elapsedMs >= 140 && elapsedMs < 1000, `interrupted after ${elapsedMs} ms`);
