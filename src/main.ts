@@ -7,15 +7,9 @@ import { createKey, ensureDemoKey, loadKeySecret } from "./access/api-keys.js";
 import { KeyVerifier } from "./access/key-verifier.js";
 import { RateLimiter } from "./access/rate-limiter.js";
 import type { ServeConfig } from "./config.js";
-import { COMPLAINTS_COLLECTION } from "./domain/complaint.js";
-import { formatDateTime } from "./domain/date-time.js";
-import { formatTimestamp, NOTICES_COLLECTION } from "./domain/notice.js";
-import { COMPLAINT_SCHEDULE, NOTICE_SCHEDULE } from "./domain/publication-calendar.js";
 import { buildApp } from "./http/build-app.js";
 import { CollectionFreshness } from "./http/collection-freshness.js";
-import { COMPLAINTS_PATH } from "./http/complaint-routes.js";
 import { createLogger } from "./http/create-logger.js";
-import { NOTICES_PATH } from "./http/notice-routes.js";
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
@@ -160,7 +154,9 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
   const readDatabase = config.dbReadUrl ? openDatabase(config.dbReadUrl, budget) : database;
   for (const opened of new Set([database, readDatabase])) {
     if (opened.dialect === "sqlite" && !opened.hasStatementBudget)
-      log("Warning: the SQLite statement budget was not built (no C compiler at install); statements run unbounded.");
+      log(
+        "Warning: the SQLite statement budget was not built (no C compiler at install); statements run unbounded.",
+      );
   }
   try {
     const complaints = new ComplaintStore(readDatabase);
@@ -168,31 +164,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     const keyStore = new KeyStore(database);
 
     let httpsServer: HttpsServer | undefined;
-    const freshness = new CollectionFreshness(
-      [
-        {
-          name: COMPLAINTS_COLLECTION,
-          path: COMPLAINTS_PATH,
-          schedule: COMPLAINT_SCHEDULE,
-          count: () => complaints.total({ order: "DESC", limit: 0, offset: 0 }),
-          newestCreated: async () => {
-            const newest = await complaints.newestCreatedAt();
-            return newest === undefined ? undefined : formatDateTime(newest);
-          },
-        },
-        {
-          name: NOTICES_COLLECTION,
-          path: NOTICES_PATH,
-          schedule: NOTICE_SCHEDULE,
-          count: () => notices.count(),
-          newestCreated: async () => {
-            const newest = await notices.newestCreatedAt();
-            return newest === undefined ? undefined : formatTimestamp(newest);
-          },
-        },
-      ],
-      new FreshnessStore(readDatabase),
-    );
+    const freshness = new CollectionFreshness([complaints, notices], new FreshnessStore(readDatabase));
     const rateLimiter = new RateLimiter(createRateLimitStore(database), {
       defaultLimitPerHour: config.rateLimitPerHour,
       keyWindowSeconds: config.rateLimitWindowSeconds,

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, randomInt } from "node:crypto";
+import { nowSeconds } from "../domain/time.js";
 import type { ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import type { SettingsStore } from "../store/settings-store.js";
 
@@ -57,7 +58,7 @@ export async function createKey(
     status: "active",
     limitPerHour: owner.limitPerHour === "unlimited" ? null : (owner.limitPerHour ?? null),
     unlimited: owner.limitPerHour === "unlimited",
-    createdAt: Math.floor(Date.now() / 1000),
+    createdAt: nowSeconds(),
   });
   return { key, record };
 }
@@ -74,6 +75,6 @@ export async function ensureDemoKey(keys: KeyStore, secret: string): Promise<voi
     status: "active",
     limitPerHour: null,
     unlimited: false,
-    createdAt: Math.floor(Date.now() / 1000),
+    createdAt: nowSeconds(),
   });
 }

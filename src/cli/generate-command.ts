@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from "commander";
+import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import { parseDate } from "../domain/date-time.js";
 import { startOfTodaySeconds, writeComplaintCsv } from "../ingest/complaint-generator.js";
 import { writeNoticeCsv } from "../ingest/notice-generator.js";
@@ -22,7 +23,7 @@ function day(text: string): number {
 export function generateCommand(): Command {
   const generate = new Command("generate").description("Write synthetic data in the FTC's formats");
   generate
-    .command("dnc")
+    .command(COMPLAINTS.cliName)
     .description("Write a synthetic Do Not Call extract (CSV, the FTC's exact format)")
     .requiredOption("--rows <n>", "how many complaints", wholeNumber(0))
     .option("--days <d>", "created dates span this many days before --end", wholeNumber(1), 30)
@@ -44,7 +45,7 @@ export function generateCommand(): Command {
       process.stderr.write(`wrote ${flags.rows} complaints to ${flags.out} in ${seconds.toFixed(1)} s\n`);
     });
   generate
-    .command("notices")
+    .command(NOTICES.cliName)
     .description("Write synthetic HSR early-termination notices as CSV (the columns `import notices` reads)")
     .requiredOption("--rows <n>", "how many notices", wholeNumber(0))
     .option("--seed <s>", "random seed: the same arguments always write the same bytes", wholeNumber(0), 1)

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { databaseConfig } from "../config.js";
+import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import {
   ImportFileError,
   type ImportProgress,
@@ -16,7 +17,7 @@ import { importProgress, PLAIN_LINE_SECONDS, peakMemoryMegabytes } from "./impor
 /** `ftcapi import ...`: load the FTC's published files. */
 export function importCommand(): Command {
   const importer = new Command("import").description("Import the FTC's published files");
-  withImportOptions(importer.command("dnc"), "row")
+  withImportOptions(importer.command(COMPLAINTS.cliName), "row")
     .description("Import Do Not Call complaint extracts (CSV or CSV.gz, the FTC's format)")
     .argument("<files...>", "extract files, such as DNC_Complaint_Numbers_2021-07-08.csv")
     .action(async (files: string[], flags: ImportFlags) => {
@@ -51,7 +52,7 @@ export function importCommand(): Command {
       if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
       if (totals.failed > 0) process.exitCode = 1;
     });
-  withImportOptions(importer.command("notices"), "record")
+  withImportOptions(importer.command(NOTICES.cliName), "record")
     .description(
       "Import HSR early-termination notices: JSON:API documents as the live collection returns them, or CSV",
     )

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { createKey, KEY_PREFIX_LENGTH, loadKeySecret } from "../access/api-keys.js";
 import { databaseConfig, keySecretConfig } from "../config.js";
 import { unprintableCharacter } from "../domain/signup-form.js";
+import { nowSeconds, SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import { type Database, openDatabase } from "../store/database.js";
 import { type ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { migrate } from "../store/migrate.js";
@@ -14,7 +15,27 @@ export function keysCommand(): Command {
   const keys = new Command("keys").description(
     "Manage API keys (create, list, disable, enable, limit, delete, usage)",
   );
+  addCreateCommand(keys);
+  addListCommand(keys);
+  addStatusCommands(keys);
+  addLimitCommand(keys);
+  addDeleteCommand(keys);
+  addUsageCommand(keys);
+  return keys;
+}
 
+interface CreateFlags {
+  email: string;
+  firstName?: string;
+  lastName?: string;
+  use?: string;
+  limitPerHour?: number;
+  unlimited?: boolean;
+  keySecret?: string;
+  db?: string;
+}
+
+function addCreateCommand(keys: Command): void {
   keys
     .command("create")
     .description("Create an API key; the key is printed once, alone on the last line")
@@ -29,49 +50,42 @@ export function keysCommand(): Command {
       "HMAC secret for key hashes [env FTCAPI_KEY_SECRET] (default: kept in the database)",
     )
     .option(...DB_OPTION)
-    .action(
-      async (flags: {
-        email: string;
-        firstName?: string;
-        lastName?: string;
-        use?: string;
-        limitPerHour?: number;
-        unlimited?: boolean;
-        keySecret?: string;
-        db?: string;
-      }) => {
-        for (const [option, value, lineBreaks] of [
-          ["--email", flags.email, false],
-          ["--first-name", flags.firstName, false],
-          ["--last-name", flags.lastName, false],
-          ["--use", flags.use, true],
-        ] as const) {
-          const unprintable = value === undefined ? undefined : unprintableCharacter(value, { lineBreaks });
-          if (unprintable !== undefined)
-            throw new Error(
-              `${option}: must not contain control or other unprintable characters; found ${unprintable}`,
-            );
-        }
-        if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.email))
-          throw new Error(`--email: not an e-mail address: '${printable(flags.email)}'`);
-        if (flags.unlimited && flags.limitPerHour !== undefined)
-          throw new Error("--limit-per-hour and --unlimited exclude each other");
-        await withKeyStore(flags, async (store, database) => {
-          const secret = await loadKeySecret(new SettingsStore(database), keySecretConfig(flags));
-          const { key, record } = await createKey(store, secret, {
-            email: flags.email,
-            firstName: flags.firstName,
-            lastName: flags.lastName,
-            useText: flags.use,
-            limitPerHour: flags.unlimited ? "unlimited" : flags.limitPerHour,
-          });
-          process.stdout.write(
-            `Created key ${printable(record.prefix)}... for ${printable(record.email)} (${limitText(record)}). It is shown once; keep it safe.\n${key}\n`,
-          );
-        });
-      },
-    );
+    .action(createKeyAction);
+}
 
+async function createKeyAction(flags: CreateFlags): Promise<void> {
+  for (const [option, value, lineBreaks] of [
+    ["--email", flags.email, false],
+    ["--first-name", flags.firstName, false],
+    ["--last-name", flags.lastName, false],
+    ["--use", flags.use, true],
+  ] as const) {
+    const unprintable = value === undefined ? undefined : unprintableCharacter(value, { lineBreaks });
+    if (unprintable !== undefined)
+      throw new Error(
+        `${option}: must not contain control or other unprintable characters; found ${unprintable}`,
+      );
+  }
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(flags.email))
+    throw new Error(`--email: not an e-mail address: '${printable(flags.email)}'`);
+  if (flags.unlimited && flags.limitPerHour !== undefined)
+    throw new Error("--limit-per-hour and --unlimited exclude each other");
+  await withKeyStore(flags, async (store, database) => {
+    const secret = await loadKeySecret(new SettingsStore(database), keySecretConfig(flags));
+    const { key, record } = await createKey(store, secret, {
+      email: flags.email,
+      firstName: flags.firstName,
+      lastName: flags.lastName,
+      useText: flags.use,
+      limitPerHour: flags.unlimited ? "unlimited" : flags.limitPerHour,
+    });
+    process.stdout.write(
+      `Created key ${printable(record.prefix)}... for ${printable(record.email)} (${limitText(record)}). It is shown once; keep it safe.\n${key}\n`,
+    );
+  });
+}
+
+function addListCommand(keys: Command): void {
   keys
     .command("list")
     .description("List keys: prefix, e-mail, created, last used, status, limit")
@@ -89,7 +103,9 @@ export function keysCommand(): Command {
         printTable(["PREFIX", "EMAIL", "CREATED", "LAST USED", "STATUS", "LIMIT"], rows);
       });
     });
+}
 
+function addStatusCommands(keys: Command): void {
   for (const [name, status, verb] of [
     ["disable", "disabled", "Disabled"],
     ["enable", "active", "Enabled"],
@@ -106,7 +122,9 @@ export function keysCommand(): Command {
         });
       });
   }
+}
 
+function addLimitCommand(keys: Command): void {
   keys
     .command("limit <prefix>")
     .description("Set a key's hourly limit, remove it (--unlimited), or return to the default (--default)")
@@ -135,7 +153,9 @@ export function keysCommand(): Command {
         });
       },
     );
+}
 
+function addDeleteCommand(keys: Command): void {
   keys
     .command("delete <prefix>")
     .description("Delete a key and its usage history")
@@ -147,7 +167,9 @@ export function keysCommand(): Command {
         process.stdout.write(`Deleted ${deleted} key(s) starting with ${keyPrefix(prefix)}\n`);
       });
     });
+}
 
+function addUsageCommand(keys: Command): void {
   keys
     .command("usage <prefix>")
     .description("Requests per hour of a key over the last days")
@@ -157,7 +179,8 @@ export function keysCommand(): Command {
       await withKeyStore(flags, async (store) => {
         const [key] = await store.findByPrefix(keyPrefix(prefix));
         if (!key) throw new Error(`no key starts with '${printable(prefix)}'`);
-        const since = Math.floor(Date.now() / 1000 / 3600) * 3600 - flags.days * 86_400;
+        const since =
+          Math.floor(nowSeconds() / SECONDS_PER_HOUR) * SECONDS_PER_HOUR - flags.days * SECONDS_PER_DAY;
         const usage = await store.usage(key.id, since);
         const total = usage.reduce((sum, hour) => sum + hour.count, 0);
         printTable(
@@ -169,8 +192,6 @@ export function keysCommand(): Command {
         );
       });
     });
-
-  return keys;
 }
 
 async function withKeyStore(

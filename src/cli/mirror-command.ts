@@ -2,28 +2,19 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Command } from "commander";
 import { type MirrorConfig, mirrorConfig, type RawMirrorOptions } from "../config.js";
-import { COMPLAINTS_COLLECTION } from "../domain/complaint.js";
-import { dayOf, parseDate, SECONDS_PER_DAY } from "../domain/date-time.js";
-import { formatTimestamp, NOTICES_COLLECTION } from "../domain/notice.js";
-import {
-  COMPLAINT_SCHEDULE,
-  NOTICE_SCHEDULE,
-  nextPublicationAfter,
-  type PublicationSchedule,
-} from "../domain/publication-calendar.js";
+import { COMPLAINTS, NOTICES } from "../domain/collections.js";
+import { dayOf, parseDate } from "../domain/date-time.js";
+import { formatTimestamp } from "../domain/notice.js";
+import { nowSeconds, SECONDS_PER_DAY } from "../domain/time.js";
 import { mirrorComplaints } from "../ingest/complaint-mirror.js";
+import { type FollowedCollection, nextRunAt } from "../ingest/next-run-at.js";
 import { mirrorNotices } from "../ingest/notice-mirror.js";
 import { StoreNoticeSink } from "../ingest/notice-store-sink.js";
 import { UpstreamClient } from "../ingest/upstream-client.js";
-import { openDatabase } from "../store/database.js";
+import { type Database, openDatabase } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
-
-/** After a run that found nothing new although a publication was due: look again this much later. */
-const RECHECK_MINUTES = 60;
-/** After a failed run in --follow: try again this much later. */
-const RETRY_MINUTES = 15;
 
 /** `ftcapi mirror`: copy collections from an FTC-compatible API, once or on the publication schedule. */
 export function mirrorCommand(): Command {
@@ -59,19 +50,9 @@ export function mirrorCommand(): Command {
 }
 
 async function runMirror(config: MirrorConfig): Promise<void> {
-  const stamp = config.follow;
   const log = (line: string) =>
-    process.stdout.write(`${stamp ? `${new Date().toISOString()} ` : ""}${line}\n`);
-  const stopping = new AbortController();
-  const stop = (signal: string) => {
-    if (stopping.signal.aborted) return;
-    log(
-      `${signal}: stopping; the window in hand is dropped, and the next run continues after the last one written`,
-    );
-    stopping.abort();
-  };
-  process.on("SIGTERM", () => stop("SIGTERM"));
-  process.on("SIGINT", () => stop("SIGINT"));
+    process.stdout.write(`${config.follow ? `${new Date().toISOString()} ` : ""}${line}\n`);
+  const stopping = stopOnSignals(log);
   if (config.insecure) log("warning: --insecure: the upstream's certificate is not checked");
   if (config.upstream.startsWith("http:"))
     log("warning: the upstream is plain HTTP: the key travels unencrypted");
@@ -86,86 +67,19 @@ async function runMirror(config: MirrorConfig): Promise<void> {
     signal: stopping.signal,
   });
   const database = openDatabase(config.db);
-  const since = config.since === undefined ? undefined : dayOf(parseDate(config.since)!);
-  const complaints = config.collection !== "notices";
-  const notices = config.collection !== "dnc";
-  const schedules: PublicationSchedule[] = [
-    ...(complaints ? [COMPLAINT_SCHEDULE] : []),
-    ...(notices ? [NOTICE_SCHEDULE] : []),
-  ];
   try {
     await migrate(database);
-    const freshness = new FreshnessStore(database);
-    for (;;) {
-      let failed = false;
-      // Each collection is tried even when the other failed; the run then fails with the first error.
-      const errors: unknown[] = [];
-      if (complaints) {
-        try {
-          const started = performance.now();
-          const before = { ...client.stats };
-          const result = await mirrorComplaints(database, client, {
-            sinceDay: since,
-            log,
-            signal: stopping.signal,
-          });
-          const seconds = (performance.now() - started) / 1000;
-          log(
-            `mirrored ${result.windows} day windows: ${result.fetched} complaints fetched, ${result.added} added, ${result.existing} already present, ${result.rejected} skipped; ${requestsSince(client, before)} (${seconds.toFixed(1)} s)`,
-          );
-        } catch (err) {
-          errors.push(err);
-        }
-      }
-      if (notices && !stopping.signal.aborted) {
-        try {
-          const started = performance.now();
-          const before = { ...client.stats };
-          const result = await mirrorNotices(client, new StoreNoticeSink(database), {
-            since: since === undefined ? undefined : formatTimestamp(since * SECONDS_PER_DAY),
-            log,
-            signal: stopping.signal,
-          });
-          if (result.added + result.changed > 0) await new NoticeStore(database).optimize();
-          await freshness.markChecked(client.identity, NOTICES_COLLECTION, Math.floor(Date.now() / 1000));
-          const seconds = (performance.now() - started) / 1000;
-          log(`notices: ${requestsSince(client, before)} (${seconds.toFixed(1)} s)`);
-        } catch (err) {
-          errors.push(err);
-        }
-      }
-      if (stopping.signal.aborted) break;
-      if (errors.length > 0) {
-        if (!config.follow) {
-          if (errors.length > 1) log(`error: ${messageOf(errors[1])}`);
-          throw errors[0];
-        }
-        failed = true;
-        for (const err of errors) log(`error: ${messageOf(err)}`);
-      }
-      if (!config.follow || stopping.signal.aborted) break;
-      const now = Date.now();
-      const due =
-        Math.min(...schedules.map((schedule) => nextPublicationAfter(now, schedule))) +
-        config.followMarginMinutes * 60_000;
-      // A complaints copy that missed a publication (the upstream was late) looks again within the
-      // hour; notices may rightly not change for days, so they are not rechecked.
-      const lastUpdated = complaints ? await freshness.lastUpdated(COMPLAINTS_COLLECTION) : undefined;
-      const behind = lastUpdated !== undefined && nextPublicationAfter(lastUpdated * 1000) < now;
-      const next = failed
-        ? Math.min(due, now + RETRY_MINUTES * 60_000)
-        : behind
-          ? Math.min(due, now + RECHECK_MINUTES * 60_000)
-          : due;
-      log(
-        `next mirror at ${new Date(next).toISOString()}${behind && !failed ? " (a publication is overdue: looking again)" : ""}`,
-      );
-      try {
-        await sleep(next - now, undefined, { signal: stopping.signal });
-      } catch {
-        break;
-      }
-    }
+    await mirrorUntilDone({
+      config,
+      client,
+      database,
+      freshness: new FreshnessStore(database),
+      since: config.since === undefined ? undefined : dayOf(parseDate(config.since)!),
+      complaints: config.collection !== "notices",
+      notices: config.collection !== "dnc",
+      log,
+      signal: stopping.signal,
+    });
   } catch (err) {
     // Aborted by a signal: not a failure to report, only an unfinished run.
     if (!stopping.signal.aborted) throw err;
@@ -177,6 +91,131 @@ async function runMirror(config: MirrorConfig): Promise<void> {
     log("stopped");
     if (!config.follow) process.exitCode = 1;
   }
+}
+
+/** What one `ftcapi mirror` invocation works with. */
+interface MirrorRun {
+  config: MirrorConfig;
+  client: UpstreamClient;
+  database: Database;
+  freshness: FreshnessStore;
+  /** The first created day to copy on a first run (days since the epoch). */
+  since: number | undefined;
+  complaints: boolean;
+  notices: boolean;
+  log: (line: string) => void;
+  signal: AbortSignal;
+}
+
+/** An AbortController that SIGTERM and SIGINT abort, saying so once. */
+function stopOnSignals(log: (line: string) => void): AbortController {
+  const stopping = new AbortController();
+  const stop = (signal: string) => {
+    if (stopping.signal.aborted) return;
+    log(
+      `${signal}: stopping; the window in hand is dropped, and the next run continues after the last one written`,
+    );
+    stopping.abort();
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+  return stopping;
+}
+
+/**
+ * Mirrors once; with --follow, again at the time `nextRunAt` gives, until a signal. Without
+ * --follow a failed run throws its first error; with it, errors are printed and retried.
+ */
+async function mirrorUntilDone(run: MirrorRun): Promise<void> {
+  for (;;) {
+    const errors = await mirrorOnce(run);
+    if (run.signal.aborted) break;
+    if (errors.length > 0) {
+      if (!run.config.follow) {
+        if (errors.length > 1) run.log(`error: ${messageOf(errors[1])}`);
+        throw errors[0];
+      }
+      for (const err of errors) run.log(`error: ${messageOf(err)}`);
+    }
+    if (!run.config.follow || run.signal.aborted) break;
+    const now = Date.now();
+    const next = nextRunAt({
+      collections: await followedCollections(run),
+      lastRun: errors.length > 0 ? "failed" : "succeeded",
+      nowMillis: now,
+      marginMinutes: run.config.followMarginMinutes,
+    });
+    run.log(
+      `next mirror at ${new Date(next.atMillis).toISOString()}${next.reason === "recheck" ? " (a publication is overdue: looking again)" : ""}`,
+    );
+    try {
+      await sleep(next.atMillis - now, undefined, { signal: run.signal });
+    } catch {
+      break;
+    }
+  }
+}
+
+/**
+ * One run over the chosen collections. Each collection is tried even when the other failed; the
+ * errors are returned in order (none: the run succeeded).
+ */
+async function mirrorOnce(run: MirrorRun): Promise<unknown[]> {
+  const errors: unknown[] = [];
+  if (run.complaints) {
+    try {
+      await mirrorComplaintsOnce(run);
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  if (run.notices && !run.signal.aborted) {
+    try {
+      await mirrorNoticesOnce(run);
+    } catch (err) {
+      errors.push(err);
+    }
+  }
+  return errors;
+}
+
+async function mirrorComplaintsOnce(run: MirrorRun): Promise<void> {
+  const started = performance.now();
+  const before = { ...run.client.stats };
+  const result = await mirrorComplaints(run.database, run.client, {
+    sinceDay: run.since,
+    log: run.log,
+    signal: run.signal,
+  });
+  const seconds = (performance.now() - started) / 1000;
+  run.log(
+    `mirrored ${result.windows} day windows: ${result.fetched} complaints fetched, ${result.added} added, ${result.existing} already present, ${result.rejected} skipped; ${requestsSince(run.client, before)} (${seconds.toFixed(1)} s)`,
+  );
+}
+
+async function mirrorNoticesOnce(run: MirrorRun): Promise<void> {
+  const started = performance.now();
+  const before = { ...run.client.stats };
+  const result = await mirrorNotices(run.client, new StoreNoticeSink(run.database), {
+    since: run.since === undefined ? undefined : formatTimestamp(run.since * SECONDS_PER_DAY),
+    log: run.log,
+    signal: run.signal,
+  });
+  if (result.added + result.changed > 0) await new NoticeStore(run.database).optimize();
+  await run.freshness.markChecked(run.client.identity, NOTICES.name, nowSeconds());
+  const seconds = (performance.now() - started) / 1000;
+  run.log(`notices: ${requestsSince(run.client, before)} (${seconds.toFixed(1)} s)`);
+}
+
+/** The collections --follow waits for, with what `nextRunAt` needs of each. */
+async function followedCollections(run: MirrorRun): Promise<FollowedCollection[]> {
+  const collections: FollowedCollection[] = [];
+  if (run.complaints) {
+    const lastUpdatedSeconds = await run.freshness.lastUpdated(COMPLAINTS.name);
+    collections.push({ schedule: COMPLAINTS.schedule, lastUpdatedSeconds });
+  }
+  if (run.notices) collections.push({ schedule: NOTICES.schedule });
+  return collections;
 }
 
 /** The requests, retries and rate-limit waits the client made since `before`, in words. */

@@ -1,6 +1,7 @@
 import { ApiError } from "./api-error.js";
 import { matchKey } from "./complaint.js";
-import { parseDate, parseDateTime, SECONDS_PER_DAY } from "./date-time.js";
+import { parseDate, parseDateTime } from "./date-time.js";
+import { SECONDS_PER_DAY } from "./time.js";
 
 /** An inclusive range of moments, in seconds. */
 export interface TimeRange {
@@ -53,6 +54,26 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
  * ApiError (400) naming the parameter and what it accepts. Nothing is silently ignored.
  */
 export function parseComplaintQuery(params: ReadonlyArray<readonly [string, string]>): ComplaintQuery {
+  const values = readParameters(params);
+  const query: ComplaintQuery = { order: "DESC", limit: MAX_ITEMS_PER_PAGE, offset: 0 };
+  const created = intersect(
+    dayParameter(values, "created_date"),
+    rangeParameters(values, "created_date_from", "created_date_to"),
+  );
+  if (created) query.created = created;
+  const violation = intersect(
+    dayParameter(values, "violation_date"),
+    rangeParameters(values, "violation_date_from", "violation_date_to"),
+  );
+  if (violation) query.violation = violation;
+  readPlaceFilters(values, query);
+  readCallerFilters(values, query);
+  readOrderAndPage(values, query);
+  return query;
+}
+
+/** The parameters by name, unquoted; unknown, repeated, empty or control-character values refused. */
+function readParameters(params: ReadonlyArray<readonly [string, string]>): Map<ComplaintParameter, string> {
   const values = new Map<ComplaintParameter, string>();
   for (const [name, raw] of params) {
     if (name === "api_key") continue;
@@ -77,20 +98,11 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
       throw invalid(key, `The query parameter '${name}' is empty; give it a value or leave it out.`);
     values.set(key, value);
   }
+  return values;
+}
 
-  const query: ComplaintQuery = { order: "DESC", limit: MAX_ITEMS_PER_PAGE, offset: 0 };
-
-  const created = intersect(
-    dayParameter(values, "created_date"),
-    rangeParameters(values, "created_date_from", "created_date_to"),
-  );
-  if (created) query.created = created;
-  const violation = intersect(
-    dayParameter(values, "violation_date"),
-    rangeParameters(values, "violation_date_from", "violation_date_to"),
-  );
-  if (violation) query.violation = violation;
-
+/** `state` (with `city`), `area_code` and `is_robocall`, of which one at most. */
+function readPlaceFilters(values: Map<ComplaintParameter, string>, query: ComplaintQuery): void {
   const state = values.get("state");
   const city = values.get("city");
   const areaCode = values.get("area_code");
@@ -126,6 +138,10 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
     }
     query.robocall = lowered === "true" ? "Y" : "N";
   }
+}
+
+/** `company_phone_number`: the caller's number, digits only. */
+function readCallerFilters(values: Map<ComplaintParameter, string>, query: ComplaintQuery): void {
   const phone = values.get("company_phone_number");
   if (phone !== undefined) {
     if (!/^\d{1,20}$/.test(phone)) {
@@ -136,7 +152,10 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
     }
     query.phone = phone;
   }
+}
 
+/** `sort_by` (created_date only), `sort_order`, `items_per_page` and `offset`. */
+function readOrderAndPage(values: Map<ComplaintParameter, string>, query: ComplaintQuery): void {
   const sortBy = values.get("sort_by");
   if (sortBy !== undefined && !["created_date", "created-date"].includes(sortBy.toLowerCase())) {
     throw invalid("sort_by", `Complaints can only be sorted by 'created_date'; got '${sortBy}'.`);
@@ -171,7 +190,6 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
     }
     query.offset = parsed;
   }
-  return query;
 }
 
 function invalid(parameter: string, detail: string): ApiError {

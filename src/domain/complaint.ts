@@ -1,9 +1,6 @@
 import { hash } from "node:crypto";
 import { formatDateTime } from "./date-time.js";
 
-/** The collection's name in freshness records, /v0/status and mirror progress: its path's last part. */
-export const COMPLAINTS_COLLECTION = "dnc-complaints";
-
 /** A Do Not Call complaint as stored: times in seconds, empty values as empty strings. */
 export interface Complaint {
   id: string;

@@ -1,8 +1,11 @@
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "./time.js";
+
 /**
  * Complaint times carry no zone in the FTC's data; ftcapi stores them as seconds since the epoch
  * read as if they were UTC, so that formatting returns exactly the text that was imported.
+ * SECONDS_PER_DAY is defined in time.ts and re-exported here for existing importers.
  */
-export const SECONDS_PER_DAY = 86_400;
+export { SECONDS_PER_DAY };
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
@@ -47,7 +50,9 @@ export function parseDateTime(text: string): number | null {
     if (midnights.size >= 20_000) midnights.clear();
     midnights.set(key, midnight);
   }
-  return midnight === null ? null : midnight + hours * 3600 + minutes * 60 + seconds;
+  return midnight === null
+    ? null
+    : midnight + hours * SECONDS_PER_HOUR + minutes * SECONDS_PER_MINUTE + seconds;
 }
 
 /** The number written with `length` ASCII digits from `at`, or -1 when one is not a digit. */
@@ -90,9 +95,9 @@ export function formatDateTime(seconds: number): string {
     dayTexts.set(day, date);
   }
   const within = seconds - day * SECONDS_PER_DAY;
-  const hours = Math.floor(within / 3600);
-  const minutes = Math.floor(within / 60) % 60;
-  const rest = within % 60;
+  const hours = Math.floor(within / SECONDS_PER_HOUR);
+  const minutes = Math.floor(within / SECONDS_PER_MINUTE) % 60;
+  const rest = within % SECONDS_PER_MINUTE;
   return `${date} ${hours < 10 ? "0" : ""}${hours}:${minutes < 10 ? "0" : ""}${minutes}:${rest < 10 ? "0" : ""}${rest}`;
 }
 

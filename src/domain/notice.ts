@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { SECONDS_PER_MINUTE } from "./time.js";
 
 /**
  * An HSR early-termination notice as stored: times in seconds (UTC), `date` as `YYYY-MM-DD`, absent
@@ -34,9 +35,6 @@ export const NOTICE_CSV_HEADER = [
 export const ENTITY_SEPARATOR = ";";
 
 export const NOTICE_TYPE = "early_termination_notice";
-
-/** The collection's name in freshness records, /v0/status and mirror progress: its path's last part. */
-export const NOTICES_COLLECTION = "hsr-early-termination-notices";
 
 /** The API attributes of a notice, in the live service's member order. */
 export interface NoticeAttributes {
@@ -144,7 +142,7 @@ function calendarSeconds(
   leapCheck.setUTCFullYear(year, month - 1, day);
   if (leapCheck.getUTCDate() !== day) return null;
   leapCheck.setUTCHours(hours, minutes, seconds, 0);
-  return leapCheck.getTime() / 1000 - offsetMinutes * 60;
+  return leapCheck.getTime() / 1000 - offsetMinutes * SECONDS_PER_MINUTE;
 }
 
 /**

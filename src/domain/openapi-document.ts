@@ -1,3 +1,4 @@
+import { COMPLAINTS, NOTICES } from "./collections.js";
 import { COMPLAINT_PARAMETERS, type ComplaintParameter, MAX_ITEMS_PER_PAGE } from "./complaint-query.js";
 import { NOTICE_ATTRIBUTE_NAMES, NOTICE_FIELDS } from "./notice-fields.js";
 import { MAX_PAGE_LIMIT, OPERATORS } from "./notice-query.js";
@@ -167,16 +168,112 @@ const noticeParameters = [
   { name: "offset", in: "query", schema: { type: "integer", minimum: 0 } },
 ];
 
+/** The attributes of a notice, each with the schema of its kind. */
+const NOTICE_ATTRIBUTE_SCHEMAS = Object.fromEntries(
+  NOTICE_ATTRIBUTE_NAMES.map((name) => [name, FIELD_SCHEMAS[NOTICE_FIELDS[name]]]),
+);
+
+/** The document's `components.schemas`: error bodies, complaints and notices. */
+const SCHEMAS = {
+  GatewayError: {
+    type: "object",
+    required: ["error"],
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: { code: { type: "string" }, message: { type: "string" } },
+      },
+    },
+  },
+  JsonApiErrors: {
+    type: "object",
+    required: ["errors"],
+    properties: {
+      errors: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            status: { type: "string" },
+            code: { type: "string" },
+            title: { type: "string" },
+            detail: { type: "string" },
+            source: { type: "object", properties: { parameter: { type: "string" } } },
+          },
+        },
+      },
+    },
+  },
+  Complaint: {
+    type: "object",
+    properties: {
+      type: { const: "dnc_complaint" },
+      id: { type: "string", pattern: "^[0-9a-f]{32}$" },
+      attributes: {
+        type: "object",
+        properties: Object.fromEntries(
+          [
+            "company-phone-number",
+            "created-date",
+            "violation-date",
+            "consumer-city",
+            "consumer-state",
+            "consumer-area-code",
+            "subject",
+            "recorded-message-or-robocall",
+          ].map((name) => [name, { type: "string" }]),
+        ),
+      },
+      relationships: { type: "array", maxItems: 0 },
+      meta: { type: "array", maxItems: 0 },
+      links: { type: "object", properties: { self: { type: "string", format: "uri" } } },
+    },
+  },
+  ComplaintEnvelope: {
+    type: "object",
+    properties: {
+      data: { type: "array", items: { $ref: "#/components/schemas/Complaint" } },
+      meta: {
+        type: "object",
+        properties: {
+          "records-this-page": { type: "integer" },
+          "record-total": { type: "integer", description: "Exact; as the live service spells it." },
+          "records-total": {
+            type: "integer",
+            description: "The same total, as its documentation spells it.",
+          },
+        },
+      },
+      links: { type: "object", properties: { self: { type: "string", format: "uri" } } },
+    },
+  },
+  Notice: {
+    type: "object",
+    properties: {
+      type: { const: "early_termination_notice" },
+      id: { type: "string", format: "uuid" },
+      links: { type: "object" },
+      attributes: { type: "object", properties: NOTICE_ATTRIBUTE_SCHEMAS },
+      relationships: { type: "object" },
+    },
+  },
+  NoticeDocument: {
+    type: "object",
+    properties: {
+      jsonapi: { type: "object" },
+      data: { type: "array", items: { $ref: "#/components/schemas/Notice" } },
+      meta: { type: "object", properties: { count: { type: "integer", description: "Exact." } } },
+      links: {
+        type: "object",
+        description: "`self`, and `next`, `prev`, `first`, `last` when they lead somewhere; each `{href}`.",
+      },
+    },
+  },
+};
+
 /** The OpenAPI 3.1 description of the API, built from the same lists the parsers use. */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {
-  const complaintParameters = COMPLAINT_PARAMETERS.map((name) => ({
-    name,
-    in: "query",
-    ...COMPLAINT_PARAMETER_DOCS[name],
-  }));
-  const noticeAttributes = Object.fromEntries(
-    NOTICE_ATTRIBUTE_NAMES.map((name) => [name, FIELD_SCHEMAS[NOTICE_FIELDS[name]]]),
-  );
   return {
     openapi: "3.1.0",
     info: {
@@ -187,160 +284,71 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
     },
     servers: [{ url: serverUrl }],
     security: [{ headerKey: [] }, { queryKey: [] }],
-    paths: {
-      "/v0/dnc-complaints": {
-        get: {
-          summary: "List Do Not Call complaints, newest first, with the exact total",
-          parameters: complaintParameters,
-          responses: ok("A page of complaints.", "application/json", {
-            $ref: "#/components/schemas/ComplaintEnvelope",
-          }),
-        },
-      },
-      "/v0/dnc-complaints/{id}": {
-        get: {
-          summary: "One complaint, in the list's envelope",
-          parameters: [
-            { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{32}$" } },
-          ],
-          responses: {
-            ...ok("The complaint.", "application/json", { $ref: "#/components/schemas/ComplaintEnvelope" }),
-            "404": { description: "No complaint has that id." },
-          },
-        },
-      },
-      "/v0/hsr-early-termination-notices": {
-        get: {
-          summary: "List early-termination notices (Drupal JSON:API query language)",
-          parameters: noticeParameters,
-          responses: ok("A page of notices.", "application/vnd.api+json", {
-            $ref: "#/components/schemas/NoticeDocument",
-          }),
-        },
-      },
-      "/v0/hsr-early-termination-notices/{id}": {
-        get: {
-          summary: "One notice",
-          parameters: [
-            { name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } },
-          ],
-          responses: {
-            ...ok("The notice, as an array of one.", "application/vnd.api+json", {
-              $ref: "#/components/schemas/NoticeDocument",
-            }),
-            "404": { description: "No notice has that id." },
-          },
-        },
-      },
-      "/v0/status": {
-        get: {
-          summary: "Per collection: record count, newest record, last update, next update due",
-          responses: ok("The status of each collection.", "application/json", { type: "object" }),
-        },
-      },
-    },
+    paths: apiPaths(),
     components: {
       securitySchemes: {
         headerKey: { type: "apiKey", in: "header", name: "X-Api-Key" },
         queryKey: { type: "apiKey", in: "query", name: "api_key" },
       },
-      schemas: {
-        GatewayError: {
-          type: "object",
-          required: ["error"],
-          properties: {
-            error: {
-              type: "object",
-              required: ["code", "message"],
-              properties: { code: { type: "string" }, message: { type: "string" } },
-            },
-          },
+      schemas: SCHEMAS,
+    },
+  };
+}
+
+/** The document's `paths`: each route with its parameters and answers. */
+function apiPaths(): Record<string, unknown> {
+  const complaintParameters = COMPLAINT_PARAMETERS.map((name) => ({
+    name,
+    in: "query",
+    ...COMPLAINT_PARAMETER_DOCS[name],
+  }));
+  return {
+    [COMPLAINTS.path]: {
+      get: {
+        summary: "List Do Not Call complaints, newest first, with the exact total",
+        parameters: complaintParameters,
+        responses: ok("A page of complaints.", COMPLAINTS.contentType, {
+          $ref: "#/components/schemas/ComplaintEnvelope",
+        }),
+      },
+    },
+    [`${COMPLAINTS.path}/{id}`]: {
+      get: {
+        summary: "One complaint, in the list's envelope",
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[0-9a-f]{32}$" } },
+        ],
+        responses: {
+          ...ok("The complaint.", COMPLAINTS.contentType, { $ref: "#/components/schemas/ComplaintEnvelope" }),
+          "404": { description: "No complaint has that id." },
         },
-        JsonApiErrors: {
-          type: "object",
-          required: ["errors"],
-          properties: {
-            errors: {
-              type: "array",
-              items: {
-                type: "object",
-                properties: {
-                  status: { type: "string" },
-                  code: { type: "string" },
-                  title: { type: "string" },
-                  detail: { type: "string" },
-                  source: { type: "object", properties: { parameter: { type: "string" } } },
-                },
-              },
-            },
-          },
+      },
+    },
+    [NOTICES.path]: {
+      get: {
+        summary: "List early-termination notices (Drupal JSON:API query language)",
+        parameters: noticeParameters,
+        responses: ok("A page of notices.", NOTICES.contentType, {
+          $ref: "#/components/schemas/NoticeDocument",
+        }),
+      },
+    },
+    [`${NOTICES.path}/{id}`]: {
+      get: {
+        summary: "One notice",
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", format: "uuid" } }],
+        responses: {
+          ...ok("The notice, as an array of one.", "application/vnd.api+json", {
+            $ref: "#/components/schemas/NoticeDocument",
+          }),
+          "404": { description: "No notice has that id." },
         },
-        Complaint: {
-          type: "object",
-          properties: {
-            type: { const: "dnc_complaint" },
-            id: { type: "string", pattern: "^[0-9a-f]{32}$" },
-            attributes: {
-              type: "object",
-              properties: Object.fromEntries(
-                [
-                  "company-phone-number",
-                  "created-date",
-                  "violation-date",
-                  "consumer-city",
-                  "consumer-state",
-                  "consumer-area-code",
-                  "subject",
-                  "recorded-message-or-robocall",
-                ].map((name) => [name, { type: "string" }]),
-              ),
-            },
-            relationships: { type: "array", maxItems: 0 },
-            meta: { type: "array", maxItems: 0 },
-            links: { type: "object", properties: { self: { type: "string", format: "uri" } } },
-          },
-        },
-        ComplaintEnvelope: {
-          type: "object",
-          properties: {
-            data: { type: "array", items: { $ref: "#/components/schemas/Complaint" } },
-            meta: {
-              type: "object",
-              properties: {
-                "records-this-page": { type: "integer" },
-                "record-total": { type: "integer", description: "Exact; as the live service spells it." },
-                "records-total": {
-                  type: "integer",
-                  description: "The same total, as its documentation spells it.",
-                },
-              },
-            },
-            links: { type: "object", properties: { self: { type: "string", format: "uri" } } },
-          },
-        },
-        Notice: {
-          type: "object",
-          properties: {
-            type: { const: "early_termination_notice" },
-            id: { type: "string", format: "uuid" },
-            links: { type: "object" },
-            attributes: { type: "object", properties: noticeAttributes },
-            relationships: { type: "object" },
-          },
-        },
-        NoticeDocument: {
-          type: "object",
-          properties: {
-            jsonapi: { type: "object" },
-            data: { type: "array", items: { $ref: "#/components/schemas/Notice" } },
-            meta: { type: "object", properties: { count: { type: "integer", description: "Exact." } } },
-            links: {
-              type: "object",
-              description:
-                "`self`, and `next`, `prev`, `first`, `last` when they lead somewhere; each `{href}`.",
-            },
-          },
-        },
+      },
+    },
+    "/v0/status": {
+      get: {
+        summary: "Per collection: record count, newest record, last update, next update due",
+        responses: ok("The status of each collection.", "application/json", { type: "object" }),
       },
     },
   };

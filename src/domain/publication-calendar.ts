@@ -6,6 +6,8 @@
  * `YYYY-MM-DD` strings; instants are milliseconds since the epoch. No I/O.
  */
 
+import { MILLISECONDS_PER_DAY, MILLISECONDS_PER_HOUR } from "./time.js";
+
 export interface FederalHoliday {
   name: string;
   /** The holiday's own date. */
@@ -56,20 +58,19 @@ export const NOTICE_SCHEDULE: PublicationSchedule = {
     "every day by the end of the day (24:00) America/New_York; a day on which no deal received early termination adds nothing",
 };
 
-const DAY_MILLIS = 86_400_000;
-
 /** `YYYY-MM-DD` to days since 1970-01-01. */
 export function dayNumberOf(date: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   if (!match) throw new RangeError(`not a date as YYYY-MM-DD: '${date}'`);
   const millis = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]));
-  if (dateOfDayNumber(millis / DAY_MILLIS) !== date) throw new RangeError(`not a calendar date: '${date}'`);
-  return millis / DAY_MILLIS;
+  if (dateOfDayNumber(millis / MILLISECONDS_PER_DAY) !== date)
+    throw new RangeError(`not a calendar date: '${date}'`);
+  return millis / MILLISECONDS_PER_DAY;
 }
 
 /** Days since 1970-01-01 to `YYYY-MM-DD`. */
 export function dateOfDayNumber(dayNumber: number): string {
-  return new Date(dayNumber * DAY_MILLIS).toISOString().slice(0, 10);
+  return new Date(dayNumber * MILLISECONDS_PER_DAY).toISOString().slice(0, 10);
 }
 
 /** 0 = Sunday ... 6 = Saturday. */
@@ -78,7 +79,7 @@ function weekdayOf(dayNumber: number): number {
 }
 
 function day(year: number, month: number, date: number): number {
-  return Date.UTC(year, month - 1, date) / DAY_MILLIS;
+  return Date.UTC(year, month - 1, date) / MILLISECONDS_PER_DAY;
 }
 
 /** The `nth` (1-based) given weekday of a month; `nth` = -1 for the last. */
@@ -147,7 +148,7 @@ function observedDaysOf(year: number): Set<number> {
 
 /** Whether a day (days since the epoch) is a federal holiday as observed. */
 export function isObservedHoliday(dayNumber: number): boolean {
-  return observedDaysOf(new Date(dayNumber * DAY_MILLIS).getUTCFullYear()).has(dayNumber);
+  return observedDaysOf(new Date(dayNumber * MILLISECONDS_PER_DAY).getUTCFullYear()).has(dayNumber);
 }
 
 /** Whether a day (days since the epoch) is a business day: Monday to Friday, not an observed holiday. */
@@ -200,7 +201,7 @@ function wallClockMillis(instantMillis: number, timeZone: string): number {
 
 /** The day (days since the epoch) that `instantMillis` falls on in `timeZone`. */
 export function localDayNumber(instantMillis: number, timeZone: string): number {
-  return Math.floor(wallClockMillis(instantMillis, timeZone) / DAY_MILLIS);
+  return Math.floor(wallClockMillis(instantMillis, timeZone) / MILLISECONDS_PER_DAY);
 }
 
 /**
@@ -208,7 +209,7 @@ export function localDayNumber(instantMillis: number, timeZone: string): number 
  * time is taken from the zone's rules for that day (US transitions happen at 02:00, never at noon or midnight).
  */
 export function zonedInstant(dayNumber: number, hour: number, timeZone: string): number {
-  const wall = dayNumber * DAY_MILLIS + hour * 3_600_000;
+  const wall = dayNumber * MILLISECONDS_PER_DAY + hour * MILLISECONDS_PER_HOUR;
   const seconds = (millis: number) => Math.floor(millis / 1000) * 1000;
   let instant = wall - (wallClockMillis(wall, timeZone) - seconds(wall));
   // The offset at the first guess may differ from the offset at the answer near a transition.

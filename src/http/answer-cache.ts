@@ -1,5 +1,7 @@
 import { hash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { CollectionVersion } from "../store/collection-version.js";
+import { VersionedLru } from "../store/versioned-lru.js";
 
 /** A serialised answer and its entity tag. */
 export interface CachedAnswer {
@@ -7,81 +9,34 @@ export interface CachedAnswer {
   etag: string;
 }
 
-export interface AnswerCacheOptions {
-  /** Bodies kept, in characters summed; the least recently used go first. */
-  maxCharacters?: number;
-  /** How often the data version is read, at most; answers may lag a commit by this much. */
-  checkIntervalMs?: number;
-}
-
 /**
  * Keeps recent answers of a read-only collection in memory with their ETag, so that a repeated
- * request costs a lookup and a conditional one a 304. Everything is dropped when the collection's
- * version changes (a number the store gives, which changes when the data may have), read at most once per
- * `checkIntervalMs`. The cache sits behind the gateway: keys and limits are checked on every
- * request, cached or not.
+ * request costs a lookup and a conditional one a 304. Answers belong to the collection's version
+ * (`CollectionVersion`, shared with the store's own caches and Last-Modified): a new version drops
+ * them all. The cache sits behind the gateway: keys and limits are checked on every request,
+ * cached or not.
  */
 export class AnswerCache {
-  private readonly answers = new Map<string, CachedAnswer>();
-  private characters = 0;
-  private version: number | string | undefined;
-  private checkedAt = 0;
-  private checking: Promise<void> | undefined;
-  private readonly maxCharacters: number;
-  private readonly checkIntervalMs: number;
+  private readonly answers: VersionedLru<CachedAnswer>;
 
+  /** `maxCharacters`: bodies kept, in characters summed; the least recently used go first. */
   constructor(
-    private readonly readVersion: () => Promise<number | string>,
-    options: AnswerCacheOptions = {},
+    private readonly version: CollectionVersion,
+    private readonly maxCharacters: number,
   ) {
-    this.maxCharacters = options.maxCharacters ?? 32 * 1024 * 1024;
-    this.checkIntervalMs = options.checkIntervalMs ?? 1000;
+    this.answers = new VersionedLru(maxCharacters);
   }
 
   /** The answer for `key`, from memory or from `produce` (whose result is then kept). */
   async answer(key: string, produce: () => Promise<string>): Promise<CachedAnswer> {
-    await this.refresh();
-    const known = this.answers.get(key);
-    if (known) {
-      this.answers.delete(key);
-      this.answers.set(key, known);
-      return known;
-    }
-    const version = this.version;
+    const { version } = await this.version.current();
+    const known = this.answers.get(key, version);
+    if (known) return known;
     const body = await produce();
     // The tag is the body's hash alone, so every worker and replica gives the same answer the same tag.
     const answer = { body, etag: `"${hash("md5", body, "base64url")}"` };
-    // An answer computed while the version changed is served but not kept.
-    if (version === this.version && body.length <= this.maxCharacters / 8) this.keep(key, answer);
+    if (body.length <= this.maxCharacters / 8) this.answers.set(key, answer, version, body.length);
     return answer;
-  }
-
-  private keep(key: string, answer: CachedAnswer): void {
-    this.answers.set(key, answer);
-    this.characters += answer.body.length;
-    for (const [oldest, old] of this.answers) {
-      if (this.characters <= this.maxCharacters) break;
-      this.answers.delete(oldest);
-      this.characters -= old.body.length;
-    }
-  }
-
-  private refresh(): Promise<void> | undefined {
-    const now = Date.now();
-    if (now - this.checkedAt < this.checkIntervalMs) return undefined;
-    this.checking ??= this.readVersion()
-      .then((version) => {
-        this.checkedAt = Date.now();
-        if (version !== this.version) {
-          this.answers.clear();
-          this.characters = 0;
-          this.version = version;
-        }
-      })
-      .finally(() => {
-        this.checking = undefined;
-      });
-    return this.checking;
   }
 }
 

@@ -8,16 +8,17 @@ import Fastify, {
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
+import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import { errorBody } from "../domain/error-body.js";
 import type { Signup } from "../domain/signup-form.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import type { NoticeStore } from "../store/notice-store.js";
 import { type CollectionFreshness, registerLastModified } from "./collection-freshness.js";
-import { COMPLAINTS_PATH, registerComplaintRoutes } from "./complaint-routes.js";
+import { registerComplaintRoutes } from "./complaint-routes.js";
 import { registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
 import { registerHealthRoutes } from "./health-routes.js";
-import { NOTICES_PATH, registerNoticeRoutes } from "./notice-routes.js";
+import { registerNoticeRoutes } from "./notice-routes.js";
 import { registerOpenApiRoutes } from "./openapi-routes.js";
 import { httpsUrlOf, originForm, publicBaseUrl } from "./request-urls.js";
 import { registerSignupRoutes } from "./signup-routes.js";
@@ -116,11 +117,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   for (const url of [
-    COMPLAINTS_PATH,
-    `${COMPLAINTS_PATH}/:id`,
-    NOTICES_PATH,
-    `${NOTICES_PATH}/:id`,
-    `${NOTICES_PATH}/:id/relationships/node_type`,
+    COMPLAINTS.path,
+    `${COMPLAINTS.path}/:id`,
+    NOTICES.path,
+    `${NOTICES.path}/:id`,
+    `${NOTICES.path}/:id/relationships/node_type`,
     STATUS_PATH,
   ]) {
     app.route({

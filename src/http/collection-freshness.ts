@@ -1,57 +1,53 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { CollectionFacts } from "../domain/collection-status.js";
-import type { PublicationSchedule } from "../domain/publication-calendar.js";
+import type { Collection } from "../domain/collections.js";
+import type { CollectionVersion } from "../store/collection-version.js";
 import type { FreshnessStore } from "../store/freshness-store.js";
 
 /**
- * A collection as the freshness features see it: its name and path, its schedule, and how to
- * count it. Each collection (complaints, notices) registers one.
+ * A collection as the freshness features see it: the collection, its change detection (the same
+ * `CollectionVersion` its store and answer cache use), and how to count it.
  */
 export interface FreshCollection {
-  name: string;
-  path: string;
-  schedule: PublicationSchedule;
-  count(): Promise<number>;
+  readonly collection: Collection;
+  readonly version: CollectionVersion;
+  /** Every record of the collection, exactly. */
+  recordCount(): Promise<number>;
   /** The newest record's created date, formatted as the collection formats it. */
   newestCreated(): Promise<string | undefined>;
 }
 
-/** Update times are read at most this often per process: cheap per request, current within a second. */
-const CACHE_MILLIS = 1000;
-
 /**
- * Reads when collections last changed, shared by `Last-Modified` and `/v0/status`; from the
- * database, so every process sees imports and mirrors run by others.
+ * When collections last changed, shared by `Last-Modified` and `/v0/status`: the update time of
+ * each collection's version stamp, so an answer's Last-Modified always belongs to the version its
+ * body was made from, and every process sees other processes' imports and mirrors.
  */
 export class CollectionFreshness {
-  private readonly cache = new Map<string, { value: number | undefined; readAt: number }>();
-
   constructor(
     readonly collections: readonly FreshCollection[],
     private readonly store: FreshnessStore,
   ) {}
 
   /** When the collection last changed (seconds), or undefined when unknown. */
-  async lastUpdated(name: string): Promise<number | undefined> {
-    const cached = this.cache.get(name);
-    const now = Date.now();
-    if (cached && now - cached.readAt < CACHE_MILLIS) return cached.value;
-    const value = await this.store.lastUpdated(name);
-    this.cache.set(name, { value, readAt: now });
-    return value;
+  async lastUpdated(fresh: FreshCollection): Promise<number | undefined> {
+    return (await fresh.version.current()).updatedAtSeconds;
   }
 
+  /** Every collection's figures, read now (not within a poll interval): `/v0/status` promises exact ones. */
   async facts(): Promise<CollectionFacts[]> {
     return Promise.all(
-      this.collections.map(async (collection) => ({
-        name: collection.name,
-        path: collection.path,
-        records: await collection.count(),
-        newestCreated: await collection.newestCreated(),
-        lastUpdatedSeconds: await this.store.lastUpdated(collection.name),
-        lastMirroredSeconds: await this.store.lastChecked(collection.name),
-        schedule: collection.schedule,
-      })),
+      this.collections.map(async (fresh) => {
+        const stamp = await fresh.version.current({ fresh: true });
+        return {
+          name: fresh.collection.name,
+          path: fresh.collection.path,
+          records: await fresh.recordCount(),
+          newestCreated: await fresh.newestCreated(),
+          lastUpdatedSeconds: stamp.updatedAtSeconds,
+          lastMirroredSeconds: await this.store.lastChecked(fresh.collection.name),
+          schedule: fresh.collection.schedule,
+        };
+      }),
     );
   }
 
@@ -60,7 +56,7 @@ export class CollectionFreshness {
     const route = req.routeOptions.url;
     if (route === undefined) return undefined;
     return this.collections.find(
-      (collection) => route === collection.path || route.startsWith(`${collection.path}/`),
+      ({ collection }) => route === collection.path || route.startsWith(`${collection.path}/`),
     );
   }
 }
@@ -75,7 +71,7 @@ export function registerLastModified(app: FastifyInstance, freshness: Collection
     if (reply.statusCode !== 200 || (req.method !== "GET" && req.method !== "HEAD")) return payload;
     const collection = freshness.collectionOf(req);
     if (!collection) return payload;
-    const updated = await freshness.lastUpdated(collection.name);
+    const updated = await freshness.lastUpdated(collection);
     if (updated === undefined) return payload;
     reply.header("Last-Modified", new Date(updated * 1000).toUTCString());
     const since = req.headers["if-modified-since"];

@@ -1,14 +1,13 @@
 import { hash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
+import { COMPLAINTS } from "../domain/collections.js";
 import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
 import { complaintEnvelope } from "../domain/complaint-envelope.js";
 import { parseComplaintQuery } from "../domain/complaint-query.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import { AnswerCache, type CachedAnswer, sendAnswer } from "./answer-cache.js";
 import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
-
-export const COMPLAINTS_PATH = "/v0/dnc-complaints";
 
 /**
  * `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). Answers carry an ETag
@@ -20,30 +19,25 @@ export function registerComplaintRoutes(
   complaints: ComplaintStore,
   baseUrl: string | undefined,
 ): void {
-  // Checked on every request where that is cheap (SQLite), so a committed import shows at once;
-  // on PostgreSQL at most once a second per process.
-  const cache = new AnswerCache(() => complaints.version(), {
-    // With the notices' 8 M, the same 32 M characters a process kept for answers before notices had a cache.
-    maxCharacters: 24 * 1024 * 1024,
-    checkIntervalMs: complaints.versionIsCheap ? 0 : 1000,
-  });
+  // With the notices' 8 M, the same 32 M characters a process kept for answers before notices had a cache.
+  const cache = new AnswerCache(complaints.version, 24 * 1024 * 1024);
   const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) =>
-    sendAnswer(req, reply, answer, "application/json");
+    sendAnswer(req, reply, answer, COMPLAINTS.contentType);
 
-  app.get(COMPLAINTS_PATH, async (req, reply) => {
+  app.get(COMPLAINTS.path, async (req, reply) => {
     const query = parseComplaintQuery(queryPairs(req.url));
     const base = publicBaseUrl(req, baseUrl);
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
     const answer = await cache.answer(selfUrl, async () => {
       const page = await complaints.list(query);
       return JSON.stringify(
-        complaintEnvelope(page.records, page.total, `${base}${COMPLAINTS_PATH}`, selfUrl),
+        complaintEnvelope(page.records, page.total, `${base}${COMPLAINTS.path}`, selfUrl),
       );
     });
     return send(req, reply, answer);
   });
 
-  app.get<{ Params: { id: string } }>(`${COMPLAINTS_PATH}/:id`, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${COMPLAINTS.path}/:id`, async (req, reply) => {
     const unexpected = queryPairs(req.url).find(([name]) => name !== "api_key");
     if (unexpected) {
       throw new ApiError("UNKNOWN_PARAMETER", {
@@ -60,7 +54,7 @@ export function registerComplaintRoutes(
     }
     const base = publicBaseUrl(req, baseUrl);
     const body = JSON.stringify(
-      complaintEnvelope([complaint], 1, `${base}${COMPLAINTS_PATH}`, `${base}${withoutApiKey(req.url)}`),
+      complaintEnvelope([complaint], 1, `${base}${COMPLAINTS.path}`, `${base}${withoutApiKey(req.url)}`),
     );
     // A stored complaint never changes, so its tag is its content's.
     return send(req, reply, { body, etag: `"${hash("md5", body, "base64url")}"` });

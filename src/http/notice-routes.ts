@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
+import { NOTICES } from "../domain/collections.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
 import { encodeQuery, noticeDocument } from "../domain/notice-envelope.js";
@@ -7,9 +8,6 @@ import { parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";
 import { AnswerCache, sendAnswer } from "./answer-cache.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
-
-export const NOTICES_PATH = "/v0/hsr-early-termination-notices";
-const JSON_API = "application/vnd.api+json";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -40,19 +38,16 @@ export function registerNoticeRoutes(
   };
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
-  const cache = new AnswerCache(() => notices.version(), {
-    maxCharacters: 8 * 1024 * 1024,
-    checkIntervalMs: notices.versionIsCheap ? 0 : 1000,
-  });
+  const cache = new AnswerCache(notices.version, 8 * 1024 * 1024);
 
-  app.get(NOTICES_PATH, async (req, reply) => {
+  app.get(NOTICES.path, async (req, reply) => {
     const { base, path, pairs } = requestOf(req);
     const query = parseNoticeQuery(pairs);
     const answer = await cache.answer(req.errorVia ?? path, async () => {
       const page = await notices.list(query);
       return JSON.stringify(
         noticeDocument(page.records, page.total, {
-          collectionUrl: `${base}${NOTICES_PATH}`,
+          collectionUrl: `${base}${NOTICES.path}`,
           path,
           pairs,
           query,
@@ -60,17 +55,17 @@ export function registerNoticeRoutes(
         }),
       );
     });
-    return sendAnswer(req, reply, answer, JSON_API);
+    return sendAnswer(req, reply, answer, NOTICES.contentType);
   });
 
-  app.get<{ Params: { id: string } }>(`${NOTICES_PATH}/:id`, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id`, async (req, reply) => {
     const { base, path, pairs } = requestOf(req);
     const { fieldPairs, revision } = singleRecordParameters(pairs);
     const query = parseNoticeQuery(fieldPairs);
     const notice = await find(notices, req.params.id, revision);
-    reply.type(JSON_API);
+    reply.type(NOTICES.contentType);
     return noticeDocument([notice], 1, {
-      collectionUrl: `${base}${NOTICES_PATH}`,
+      collectionUrl: `${base}${NOTICES.path}`,
       path,
       pairs,
       query,
@@ -78,12 +73,12 @@ export function registerNoticeRoutes(
     });
   });
 
-  app.get<{ Params: { id: string } }>(`${NOTICES_PATH}/:id/relationships/node_type`, async (req, reply) => {
+  app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id/relationships/node_type`, async (req, reply) => {
     const { path, pairs } = requestOf(req);
     const { fieldPairs, revision } = singleRecordParameters(pairs);
     if (fieldPairs.length > 0) throw notForOneRecord(fieldPairs[0]![0]);
     await find(notices, req.params.id, revision);
-    reply.type(JSON_API);
+    reply.type(NOTICES.contentType);
     return {
       jsonapi: JSONAPI_MEMBER,
       data: null,

@@ -3,7 +3,8 @@ import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
 import { COMPLAINT_CSV_HEADER } from "../domain/complaint.js";
-import { formatDateTime, SECONDS_PER_DAY } from "../domain/date-time.js";
+import { formatDateTime } from "../domain/date-time.js";
+import { nowSeconds, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "../domain/time.js";
 
 export interface GeneratorOptions {
   rows: number;
@@ -230,11 +231,10 @@ function weighted<T>(table: ReadonlyArray<readonly [T, number]>): (next: () => n
 const pickState = weighted(STATE_WEIGHTS);
 const pickSubject = weighted(SUBJECT_WEIGHTS);
 const pickRobocall = weighted(ROBOCALL_WEIGHTS);
-const HOUR = 3600;
 
 /** The start of today, UTC, in seconds: the default end of generated data. */
 export function startOfTodaySeconds(): number {
-  return Math.floor(Date.now() / 1000 / SECONDS_PER_DAY) * SECONDS_PER_DAY;
+  return Math.floor(nowSeconds() / SECONDS_PER_DAY) * SECONDS_PER_DAY;
 }
 
 /**
@@ -266,12 +266,13 @@ export function* generateComplaintRows(options: GeneratorOptions): Generator<str
     const phone = phoneRoll < 0.05 ? "" : phoneRoll < 0.94 ? digits(10) : digits(7 + Math.floor(next() * 9));
     const delayRoll = next();
     let delaySeconds: number;
-    if (delayRoll < 0.005) delaySeconds = -Math.floor(next() * 72 * HOUR);
-    else if (delayRoll < 0.7) delaySeconds = Math.floor(next() * 48 * HOUR);
-    else if (delayRoll < 0.9) delaySeconds = 2 * 24 * HOUR + Math.floor(next() * 28 * 24 * HOUR);
-    else if (delayRoll < 0.99) delaySeconds = 30 * 24 * HOUR + Math.floor(next() * 700 * 24 * HOUR);
-    else delaySeconds = 730 * 24 * HOUR + Math.floor(next() * 1100 * 24 * HOUR);
-    const violation = Math.floor((created - delaySeconds) / 60) * 60;
+    if (delayRoll < 0.005) delaySeconds = -Math.floor(next() * 72 * SECONDS_PER_HOUR);
+    else if (delayRoll < 0.7) delaySeconds = Math.floor(next() * 48 * SECONDS_PER_HOUR);
+    else if (delayRoll < 0.9) delaySeconds = 2 * SECONDS_PER_DAY + Math.floor(next() * 28 * SECONDS_PER_DAY);
+    else if (delayRoll < 0.99)
+      delaySeconds = 30 * SECONDS_PER_DAY + Math.floor(next() * 700 * SECONDS_PER_DAY);
+    else delaySeconds = 730 * SECONDS_PER_DAY + Math.floor(next() * 1100 * SECONDS_PER_DAY);
+    const violation = Math.floor((created - delaySeconds) / SECONDS_PER_MINUTE) * SECONDS_PER_MINUTE;
     yield [
       phone,
       formatDateTime(created),

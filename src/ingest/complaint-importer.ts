@@ -1,8 +1,6 @@
 import { stat } from "node:fs/promises";
-import { COMPLAINTS_COLLECTION } from "../domain/complaint.js";
 import { createComplaintWriter, RepeatedIdError } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
-import { FreshnessStore } from "../store/freshness-store.js";
 import { complaintOf } from "./complaint-batches.js";
 import { readComplaintBatchesInWorker } from "./complaint-parse-thread.js";
 import { ImportFileError } from "./import-file-error.js";
@@ -114,11 +112,7 @@ async function importOnce(
       await writer.insert(batch.complaints.map(complaintOf));
       options.onProgress?.({ file, rows: result.rows, bytesRead: batch.bytesRead, totalBytes });
     }
-    // The collection's update time commits with the rows, so Last-Modified never runs ahead of them.
-    const freshness = new FreshnessStore(database);
-    const written = await writer.commit((outcome) =>
-      outcome.added > 0 ? [freshness.markUpdated(COMPLAINTS_COLLECTION, Math.floor(Date.now() / 1000))] : [],
-    );
+    const written = await writer.commit();
     result.added = written.added;
     result.existing = written.existing;
     options.onProgress?.({ file, rows: result.rows, bytesRead: totalBytes, totalBytes });

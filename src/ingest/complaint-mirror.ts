@@ -1,7 +1,9 @@
-import { COMPLAINT_ID_PATTERN, COMPLAINTS_COLLECTION, type Complaint } from "../domain/complaint.js";
-import { dayOf, formatDate, formatDateTime, parseDateTime, SECONDS_PER_DAY } from "../domain/date-time.js";
+import { COMPLAINTS } from "../domain/collections.js";
+import { COMPLAINT_ID_PATTERN, type Complaint } from "../domain/complaint.js";
+import { dayOf, formatDate, formatDateTime, parseDateTime } from "../domain/date-time.js";
+import { nowSeconds, SECONDS_PER_DAY } from "../domain/time.js";
 import { ComplaintStore } from "../store/complaint-store.js";
-import { createComplaintWriter } from "../store/complaint-writer.js";
+import { type ComplaintWriter, createComplaintWriter } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import type { UpstreamClient } from "./upstream-client.js";
@@ -13,8 +15,6 @@ export const UPSTREAM_PAGE_SIZE = 50;
  * time: deep offsets are slow upstream and shift when rows arrive, so windows stay shallow.
  */
 export const WINDOW_OFFSET_CAP = 500;
-
-const PATH = "/v0/dnc-complaints";
 
 export interface MirrorRunOptions {
   /** The first created day to copy (days since the epoch); later runs continue after their progress. */
@@ -69,11 +69,11 @@ export async function mirrorComplaints(
   };
 
   const newest = await endRecord(client, "DESC");
-  const progress = await freshness.mirrorProgress(upstream, COMPLAINTS_COLLECTION);
+  const progress = await freshness.mirrorProgress(upstream, COMPLAINTS.name);
   result.completeThroughDay = progress.completeThroughDay;
   if (!newest) {
     log(`${upstream} holds no complaints`);
-    await freshness.markChecked(upstream, COMPLAINTS_COLLECTION, nowSeconds());
+    await freshness.markChecked(upstream, COMPLAINTS.name, nowSeconds());
     return result;
   }
   result.newestCreatedAt = newest.createdAt;
@@ -91,46 +91,68 @@ export async function mirrorComplaints(
     firstDay = oldest ? dayOf(oldest.createdAt) : newestDay;
   }
   log(
-    `mirroring ${upstream}${PATH}: created ${formatDate(firstDay * SECONDS_PER_DAY)} to ${formatDate(newestDay * SECONDS_PER_DAY)}`,
+    `mirroring ${upstream}${COMPLAINTS.path}: created ${formatDate(firstDay * SECONDS_PER_DAY)} to ${formatDate(newestDay * SECONDS_PER_DAY)}`,
   );
 
   const writer = createComplaintWriter(database);
   try {
     for (let day = firstDay; day <= newestDay; day++) {
-      options.signal?.throwIfAborted();
-      const window = await fetchDay(client, day, (reason) => {
-        result.rejected++;
-        log(`${formatDate(day * SECONDS_PER_DAY)}: record skipped: ${reason}`);
-      });
-      options.signal?.throwIfAborted();
-      const final = day < newestDay;
-      // Upstream's ids need not begin with the created time, so the id index must check them.
-      await writer.begin({ keepIdIndex: true });
-      try {
-        await writer.insert(window.complaints);
-        const written = await writer.commit((outcome) => [
-          ...(final ? [freshness.progress(upstream, COMPLAINTS_COLLECTION, day)] : []),
-          ...(outcome.added > 0 ? [freshness.markUpdated(COMPLAINTS_COLLECTION, nowSeconds())] : []),
-        ]);
-        result.added += written.added;
-        result.existing += written.existing;
-      } catch (err) {
-        await writer.rollback();
-        throw err;
-      }
-      result.windows++;
-      result.fetched += window.complaints.length;
-      if (final) result.completeThroughDay = day;
-      log(
-        `${formatDate(day * SECONDS_PER_DAY)}: ${window.complaints.length} complaints, ${window.pages} pages${final ? "" : " (newest day: fetched again next run)"}`,
+      await copyDay(
+        { client, writer, freshness, upstream, result, log, signal: options.signal },
+        day,
+        newestDay,
       );
     }
   } finally {
     await writer.close();
   }
   if (result.added > 0) await new ComplaintStore(database).optimize();
-  await freshness.markChecked(upstream, COMPLAINTS_COLLECTION, nowSeconds());
+  await freshness.markChecked(upstream, COMPLAINTS.name, nowSeconds());
   return result;
+}
+
+/** What copying a day works with; it adds to `result`. */
+interface DayCopy {
+  client: UpstreamClient;
+  writer: ComplaintWriter;
+  freshness: FreshnessStore;
+  upstream: string;
+  result: MirrorRunResult;
+  log: (line: string) => void;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Fetches the complaints created on `day` and writes them in one transaction, with the progress
+ * record when the day is final (before `newestDay`) and the collection marked updated when
+ * anything was added.
+ */
+async function copyDay(copy: DayCopy, day: number, newestDay: number): Promise<void> {
+  const { writer, upstream, result } = copy;
+  copy.signal?.throwIfAborted();
+  const window = await fetchDay(copy.client, day, (reason) => {
+    result.rejected++;
+    copy.log(`${formatDate(day * SECONDS_PER_DAY)}: record skipped: ${reason}`);
+  });
+  copy.signal?.throwIfAborted();
+  const final = day < newestDay;
+  // Upstream's ids need not begin with the created time, so the id index must check them.
+  await writer.begin({ keepIdIndex: true });
+  try {
+    await writer.insert(window.complaints);
+    const written = await writer.commit(final ? { mirror: { upstream, completeThroughDay: day } } : {});
+    result.added += written.added;
+    result.existing += written.existing;
+  } catch (err) {
+    await writer.rollback();
+    throw err;
+  }
+  result.windows++;
+  result.fetched += window.complaints.length;
+  if (final) result.completeThroughDay = day;
+  copy.log(
+    `${formatDate(day * SECONDS_PER_DAY)}: ${window.complaints.length} complaints, ${window.pages} pages${final ? "" : " (newest day: fetched again next run)"}`,
+  );
 }
 
 /** The newest (DESC) or oldest (ASC) complaint upstream. */
@@ -200,9 +222,9 @@ async function fetchPage(
   client: UpstreamClient,
   parameters: Record<string, string>,
 ): Promise<UpstreamRecord[]> {
-  const body = (await client.getJson(PATH, parameters)) as { data?: unknown } | null;
+  const body = (await client.getJson(COMPLAINTS.path, parameters)) as { data?: unknown } | null;
   if (!body || !Array.isArray(body.data)) {
-    throw new Error(`GET ${PATH}: the answer has no 'data' array; is this an FTC-compatible API?`);
+    throw new Error(`GET ${COMPLAINTS.path}: the answer has no 'data' array; is this an FTC-compatible API?`);
   }
   return body.data as UpstreamRecord[];
 }
@@ -250,8 +272,4 @@ export function complaintFromRecord(record: UpstreamRecord): Complaint | string 
     complaint[field] = String(value);
   }
   return complaint;
-}
-
-function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
 }

@@ -1,8 +1,7 @@
-import { COMPLAINTS_COLLECTION, type Complaint } from "../domain/complaint.js";
-import { NOTICES_COLLECTION } from "../domain/notice.js";
+import type { Complaint } from "../domain/complaint.js";
+import { nowSeconds } from "../domain/time.js";
 import { createComplaintWriter, type WriteResult } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
-import { FreshnessStore } from "../store/freshness-store.js";
 import { type NoticeWriteResult, writeNotices } from "../store/notice-writer.js";
 import { generateComplaintRows, startOfTodaySeconds } from "./complaint-generator.js";
 import { complaintFromRow } from "./complaint-row.js";
@@ -31,10 +30,7 @@ export async function loadDemoData(database: Database): Promise<WriteResult> {
       }
     }
     await writer.insert(batch);
-    const freshness = new FreshnessStore(database);
-    return await writer.commit(() => [
-      freshness.markUpdated(COMPLAINTS_COLLECTION, Math.floor(Date.now() / 1000)),
-    ]);
+    return await writer.commit();
   } catch (err) {
     await writer.rollback();
     throw err;
@@ -53,10 +49,5 @@ export async function loadDemoNotices(database: Database): Promise<NoticeWriteRe
     if (typeof notice === "string") throw new Error(`the generator made an unreadable notice: ${notice}`);
     return notice;
   });
-  const freshness = new FreshnessStore(database);
-  const nowSeconds = Math.floor(Date.now() / 1000);
-  return writeNotices(database, notices, nowSeconds, {
-    also: (outcome) =>
-      outcome.added + outcome.changed > 0 ? [freshness.markUpdated(NOTICES_COLLECTION, nowSeconds)] : [],
-  });
+  return writeNotices(database, notices, nowSeconds());
 }

@@ -3,6 +3,7 @@ import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
 import { ENTITY_SEPARATOR, formatTimestamp, NOTICE_CSV_HEADER } from "../domain/notice.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 
 export interface NoticeGeneratorOptions {
   rows: number;
@@ -14,7 +15,6 @@ const FIRST_DAY = Date.UTC(1999, 0, 4) / 1000;
 const LAST_DAY = Date.UTC(2021, 1, 3) / 1000;
 /** Records dated before this were loaded into the FTC's site in one batch on this day. */
 const BULK_LOAD = Date.UTC(2013, 8, 24, 20, 5, 39) / 1000;
-const DAY = 86_400;
 
 const FIRST_NAMES = [
   "Carl",
@@ -262,13 +262,13 @@ function random(seed: number): () => number {
 export function* generateNoticeRows(options: NoticeGeneratorOptions): Generator<string[]> {
   const next = random(options.seed * 7919 + 17);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
-  const span = (LAST_DAY - FIRST_DAY) / DAY;
+  const span = (LAST_DAY - FIRST_DAY) / SECONDS_PER_DAY;
   const days: number[] = [];
   for (let index = 0; index < options.rows; index++) {
-    let day = FIRST_DAY + Math.floor(next() * span) * DAY;
+    let day = FIRST_DAY + Math.floor(next() * span) * SECONDS_PER_DAY;
     const weekday = new Date(day * 1000).getUTCDay();
-    if (weekday === 0) day += DAY;
-    if (weekday === 6) day -= DAY;
+    if (weekday === 0) day += SECONDS_PER_DAY;
+    if (weekday === 6) day -= SECONDS_PER_DAY;
     days.push(day);
   }
   days.sort((a, b) => a - b);
@@ -284,7 +284,7 @@ export function* generateNoticeRows(options: NoticeGeneratorOptions): Generator<
   const person = (): string => `${pick(FIRST_NAMES)} ${pick(INITIALS)}${pick(LAST_NAMES)}`;
 
   for (const day of days) {
-    const filed = new Date((day - (14 + Math.floor(next() * 30)) * DAY) * 1000).getUTCFullYear();
+    const filed = new Date((day - (14 + Math.floor(next() * 30)) * SECONDS_PER_DAY) * 1000).getUTCFullYear();
     const sequence = (sequences.get(filed) ?? 0) + 1 + Math.floor(next() * 3);
     sequences.set(filed, sequence);
     const transaction = `${filed}${String(sequence).padStart(4, "0")}`;
@@ -304,13 +304,19 @@ export function* generateNoticeRows(options: NoticeGeneratorOptions): Generator<
     }
     let created: number;
     let updated: number;
-    if (day < BULK_LOAD - 30 * DAY) {
+    if (day < BULK_LOAD - 30 * SECONDS_PER_DAY) {
       created = BULK_LOAD + Math.floor(next() * 600);
       updated = created + 8000 + Math.floor(next() * 400);
     } else {
       created =
-        day + Math.floor(next() * 3) * DAY + (13 + Math.floor(next() * 9)) * 3600 + Math.floor(next() * 3600);
-      updated = next() < 0.9 ? created + Math.floor(next() * 3600) : created + Math.floor(next() * 60) * DAY;
+        day +
+        Math.floor(next() * 3) * SECONDS_PER_DAY +
+        (13 + Math.floor(next() * 9)) * SECONDS_PER_HOUR +
+        Math.floor(next() * SECONDS_PER_HOUR);
+      updated =
+        next() < 0.9
+          ? created + Math.floor(next() * SECONDS_PER_HOUR)
+          : created + Math.floor(next() * 60) * SECONDS_PER_DAY;
     }
     yield [
       transaction,

@@ -1,7 +1,6 @@
 import { parse } from "csv-parse";
-import { NOTICE_CSV_HEADER, NOTICES_COLLECTION, type Notice } from "../domain/notice.js";
+import { NOTICE_CSV_HEADER, type Notice } from "../domain/notice.js";
 import type { Database } from "../store/database.js";
-import { FreshnessStore } from "../store/freshness-store.js";
 import { NoticeWriter } from "../store/notice-writer.js";
 import type { ImportProgress, RejectedRow } from "./complaint-importer.js";
 import { ImportFileError } from "./import-file-error.js";
@@ -105,7 +104,7 @@ export async function importNoticeFile(
         if (batch.length >= batchSize) await flush();
       }
       await flush();
-      await commit(database, writer, result);
+      await commit(writer, result);
       return result;
     }
     const source = await openImportSource(file);
@@ -152,7 +151,7 @@ export async function importNoticeFile(
       if (!headerSeen) throw new ImportFileError(file, "the file is empty; expected a header line");
       await flush();
       writing = true;
-      await commit(database, writer, result);
+      await commit(writer, result);
       progress(source.totalBytes);
       return result;
     } catch (err) {
@@ -170,14 +169,8 @@ export async function importNoticeFile(
   }
 }
 
-async function commit(database: Database, writer: NoticeWriter, result: NoticeFileResult): Promise<void> {
-  const freshness = new FreshnessStore(database);
-  // The collection's update time commits with the notices, so Last-Modified never runs ahead of them.
-  const written = await writer.commit((outcome) =>
-    outcome.added + outcome.changed > 0
-      ? [freshness.markUpdated(NOTICES_COLLECTION, Math.floor(Date.now() / 1000))]
-      : [],
-  );
+async function commit(writer: NoticeWriter, result: NoticeFileResult): Promise<void> {
+  const written = await writer.commit();
   result.added = written.added;
   result.changed = written.changed;
   result.unchanged = written.unchanged;

@@ -1,4 +1,4 @@
-import { NOTICES_COLLECTION } from "../domain/notice.js";
+import { NOTICES } from "../domain/collections.js";
 import type { UpstreamClient } from "./upstream-client.js";
 
 /**
@@ -7,8 +7,6 @@ import type { UpstreamClient } from "./upstream-client.js";
  * store's is `StoreNoticeSink` (notice-store-sink.ts).
  */
 
-export const NOTICES_PATH = "/v0/hsr-early-termination-notices";
-export { NOTICES_COLLECTION };
 /** Drupal's JSON:API caps page[limit] at 50. */
 export const NOTICE_PAGE_SIZE = 50;
 /** As for complaints: past this offset the window is narrowed to start at the last record's time. */
@@ -117,73 +115,96 @@ export async function mirrorNotices(
     if (typeof notice === "object") cursor.updatedFrom = notice.updated;
   }
 
-  const walk = async (field: WalkField) => {
-    let from = field === "created" ? cursor.createdFrom : cursor.updatedFrom;
-    let offset = 0;
-    for (;;) {
-      options.signal?.throwIfAborted();
-      const parameters: Record<string, string> = {
-        sort: field,
-        "page[limit]": String(NOTICE_PAGE_SIZE),
-        "page[offset]": String(offset),
-      };
-      if (from !== undefined) {
-        parameters[`filter[${field}][value]`] = from;
-        parameters[`filter[${field}][operator]`] = ">=";
-      }
-      const body = await fetchPage(client, parameters);
-      result.pages++;
-      const notices: MirroredNotice[] = [];
-      for (const record of body.data) {
-        const notice = noticeFromRecord(record);
-        if (typeof notice === "string") {
-          result.rejected++;
-          log(`notice skipped: ${notice}`);
-          continue;
-        }
-        notices.push(notice);
-      }
-      const last = notices.at(-1);
-      if (last) {
-        options.signal?.throwIfAborted();
-        if (field === "created") cursor.createdFrom = last.created;
-        else cursor.updatedFrom = last.updated;
-        const written = await sink.write(upstream, notices, { ...cursor });
-        result.added += written.added;
-        result.changed += written.changed;
-        result.existing += written.existing;
-        result.fetched += notices.length;
-        log(
-          `notices: page ${result.pages}: ${notices.length} notices by ${field} through ${last[field]}, ${written.added} added, ${written.changed} changed`,
-        );
-      }
-      const hasNext = typeof body.links?.next === "object" || typeof body.links?.next === "string";
-      if (!hasNext || body.data.length < NOTICE_PAGE_SIZE) break;
-      const lastValue = last === undefined ? undefined : last[field];
-      if (offset + NOTICE_PAGE_SIZE >= NOTICE_OFFSET_CAP && lastValue !== undefined && lastValue !== from) {
-        from = lastValue;
-        offset = 0;
-      } else {
-        offset += NOTICE_PAGE_SIZE;
-      }
-    }
-  };
-
-  await walk("created");
-  if (cursor.updatedFrom !== undefined) await walk("updated");
+  const walk: NoticeWalk = { client, sink, upstream, cursor, result, log, signal: options.signal };
+  await walkNotices(walk, "created");
+  if (cursor.updatedFrom !== undefined) await walkNotices(walk, "updated");
   log(
     `mirrored notices: ${result.pages} pages, ${result.fetched} fetched, ${result.added} added, ${result.changed} changed, ${result.existing} already present, ${result.rejected} skipped`,
   );
   return result;
 }
 
+/** What a walk works with; it moves `cursor` and adds to `result` as it writes. */
+interface NoticeWalk {
+  client: UpstreamClient;
+  sink: NoticeSink;
+  upstream: string;
+  cursor: NoticeCursor;
+  result: NoticeMirrorResult;
+  log: (line: string) => void;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * One walk of `mirrorNotices`: the notices in ascending `field` order from the cursor's value,
+ * each page written with the cursor at its last record, narrowed past NOTICE_OFFSET_CAP.
+ */
+async function walkNotices(walk: NoticeWalk, field: WalkField): Promise<void> {
+  const { cursor, result } = walk;
+  let from = field === "created" ? cursor.createdFrom : cursor.updatedFrom;
+  let offset = 0;
+  for (;;) {
+    walk.signal?.throwIfAborted();
+    const parameters: Record<string, string> = {
+      sort: field,
+      "page[limit]": String(NOTICE_PAGE_SIZE),
+      "page[offset]": String(offset),
+    };
+    if (from !== undefined) {
+      parameters[`filter[${field}][value]`] = from;
+      parameters[`filter[${field}][operator]`] = ">=";
+    }
+    const body = await fetchPage(walk.client, parameters);
+    result.pages++;
+    const notices = keptNotices(body.data, walk);
+    const last = notices.at(-1);
+    if (last) {
+      walk.signal?.throwIfAborted();
+      if (field === "created") cursor.createdFrom = last.created;
+      else cursor.updatedFrom = last.updated;
+      const written = await walk.sink.write(walk.upstream, notices, { ...cursor });
+      result.added += written.added;
+      result.changed += written.changed;
+      result.existing += written.existing;
+      result.fetched += notices.length;
+      walk.log(
+        `notices: page ${result.pages}: ${notices.length} notices by ${field} through ${last[field]}, ${written.added} added, ${written.changed} changed`,
+      );
+    }
+    const hasNext = typeof body.links?.next === "object" || typeof body.links?.next === "string";
+    if (!hasNext || body.data.length < NOTICE_PAGE_SIZE) break;
+    const lastValue = last === undefined ? undefined : last[field];
+    if (offset + NOTICE_PAGE_SIZE >= NOTICE_OFFSET_CAP && lastValue !== undefined && lastValue !== from) {
+      from = lastValue;
+      offset = 0;
+    } else {
+      offset += NOTICE_PAGE_SIZE;
+    }
+  }
+}
+
+/** The records of a page that read as notices; the others are counted and logged as skipped. */
+function keptNotices(records: unknown[], walk: NoticeWalk): MirroredNotice[] {
+  const notices: MirroredNotice[] = [];
+  for (const record of records) {
+    const notice = noticeFromRecord(record);
+    if (typeof notice === "string") {
+      walk.result.rejected++;
+      walk.log(`notice skipped: ${notice}`);
+      continue;
+    }
+    notices.push(notice);
+  }
+  return notices;
+}
+
 async function fetchPage(
   client: UpstreamClient,
   parameters: Record<string, string>,
 ): Promise<{ data: unknown[]; links?: { next?: unknown } }> {
-  const body = (await client.getJson(NOTICES_PATH, parameters)) as JsonApiDocument | null;
+  const body = (await client.getJson(NOTICES.path, parameters)) as JsonApiDocument | null;
   if (!body || !Array.isArray(body.data)) {
-    throw new Error(`GET ${NOTICES_PATH}: the answer has no 'data' array; is this a JSON:API upstream?`);
+    throw new Error(`GET ${NOTICES.path}: the answer has no 'data' array; is this a JSON:API upstream?`);
   }
   return body as { data: unknown[]; links?: { next?: unknown } };
 }

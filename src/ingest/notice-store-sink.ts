@@ -1,4 +1,6 @@
-import { NOTICES_COLLECTION, type Notice, parseTimestamp } from "../domain/notice.js";
+import { NOTICES } from "../domain/collections.js";
+import { type Notice, parseTimestamp } from "../domain/notice.js";
+import { nowSeconds } from "../domain/time.js";
 import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import { writeNotices } from "../store/notice-writer.js";
@@ -18,18 +20,13 @@ export class StoreNoticeSink implements NoticeSink {
   }
 
   async cursor(upstream: string): Promise<NoticeCursor | undefined> {
-    const text = await this.freshness.mirrorCursor(upstream, NOTICES_COLLECTION);
+    const text = await this.freshness.mirrorCursor(upstream, NOTICES.name);
     if (text === undefined) return undefined;
-    try {
-      const parsed = JSON.parse(text) as Record<string, unknown>;
-      return {
-        createdFrom: typeof parsed.createdFrom === "string" ? parsed.createdFrom : undefined,
-        updatedFrom: typeof parsed.updatedFrom === "string" ? parsed.updatedFrom : undefined,
-      };
-    } catch {
-      // A cursor written as a bare created time.
-      return { createdFrom: text };
-    }
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    return {
+      createdFrom: typeof parsed.createdFrom === "string" ? parsed.createdFrom : undefined,
+      updatedFrom: typeof parsed.updatedFrom === "string" ? parsed.updatedFrom : undefined,
+    };
   }
 
   async write(
@@ -37,17 +34,12 @@ export class StoreNoticeSink implements NoticeSink {
     notices: readonly MirroredNotice[],
     cursor: NoticeCursor,
   ): Promise<{ added: number; changed: number; existing: number }> {
-    const nowSeconds = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     // One upstream page can repeat a notice only if the upstream is inconsistent; keep the last.
     const byId = new Map(notices.map((notice) => [notice.id, storedNotice(notice)]));
-    const written = await writeNotices(this.database, [...byId.values()], nowSeconds, {
+    const written = await writeNotices(this.database, [...byId.values()], now, {
       asGiven: true,
-      also: (outcome) => [
-        this.freshness.cursorStatement(upstream, NOTICES_COLLECTION, JSON.stringify(cursor)),
-        ...(outcome.added + outcome.changed > 0
-          ? [this.freshness.markUpdated(NOTICES_COLLECTION, nowSeconds)]
-          : []),
-      ],
+      mirror: { upstream, cursor: JSON.stringify(cursor) },
     });
     return { added: written.added, changed: written.changed, existing: written.unchanged };
   }

@@ -1,3 +1,5 @@
+import { SECONDS_PER_DAY } from "../domain/time.js";
+
 /**
  * Thrown when a row is older than the rows already forgotten: the file must be read again with a
  * window reaching at least `stepBackSeconds` back from the newest row.
@@ -15,10 +17,10 @@ export class OutOfWindowError extends Error {
  * The window of a first reading: a day, twice the real extract's largest step back. A file that
  * steps back further is read again with a wider window (see `widerWindow`).
  */
-export const FIRST_WINDOW_SECONDS = 86_400;
+export const FIRST_WINDOW_SECONDS = SECONDS_PER_DAY;
 
 /** Beyond this a window is no window: every row of the file is remembered. */
-const LONGEST_WINDOW_SECONDS = 5 * 366 * 86_400;
+const LONGEST_WINDOW_SECONDS = 5 * 366 * SECONDS_PER_DAY;
 
 /**
  * The window to read a file with again after `err`: wide enough for the row that stepped back,

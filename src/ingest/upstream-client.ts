@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { setTimeout as sleep } from "node:timers/promises";
+import { SECONDS_PER_HOUR } from "../domain/time.js";
 
 export interface UpstreamOptions {
   /** The API's base address, such as https://api.ftc.gov (paths such as /v0/dnc-complaints are added). */
@@ -58,7 +59,7 @@ const NETWORK_CODES = new Set([
 /** When Retry-After is absent on a 429: the live gateway's window is an hour, so a minute is modest. */
 const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 60;
 /** The live gateway counts over an hour and sends no reset time. */
-const ASSUMED_WINDOW_SECONDS = 3600;
+const ASSUMED_WINDOW_SECONDS = SECONDS_PER_HOUR;
 
 /**
  * GETs JSON from an FTC-compatible API with the key in `X-Api-Key` (never in a URL, so it stays out

@@ -1,6 +1,9 @@
 import { type SelectQueryBuilder, sql } from "kysely";
+import { COMPLAINTS } from "../domain/collections.js";
 import type { Complaint } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
+import { formatDateTime } from "../domain/date-time.js";
+import { CollectionVersion } from "./collection-version.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
 import { DimensionCounts } from "./dimension-counts.js";
@@ -40,12 +43,15 @@ const COLUMNS = [
  * cost grows with the number of matching rows (see docs/query-design.md).
  */
 export class ComplaintStore {
+  readonly collection = COMPLAINTS;
   private readonly counts: DimensionCounts;
 
-  constructor(private readonly database: Database) {
-    this.counts = new DimensionCounts(database, () => this.version(), {
-      checkIntervalMs: this.versionIsCheap ? 0 : 1000,
-    });
+  /** `version`: the complaints' change detection, shared with this process's other caches of them. */
+  constructor(
+    private readonly database: Database,
+    readonly version: CollectionVersion = new CollectionVersion(database, COMPLAINTS),
+  ) {
+    this.counts = new DimensionCounts(database, version);
   }
 
   async findById(id: string): Promise<Complaint | undefined> {
@@ -284,6 +290,17 @@ export class ComplaintStore {
     );
   }
 
+  /** Every complaint, exactly, from the daily counts (`/v0/status`). */
+  recordCount(): Promise<number> {
+    return this.total({ order: "DESC", limit: 0, offset: 0 });
+  }
+
+  /** The newest complaint's created time as the API writes it, or undefined when there are none. */
+  async newestCreated(): Promise<string | undefined> {
+    const newest = await this.newestCreatedAt();
+    return newest === undefined ? undefined : formatDateTime(newest);
+  }
+
   /** The created time of the newest complaint (seconds), or undefined when there are none. */
   async newestCreatedAt(): Promise<number | undefined> {
     const row = await this.database.db
@@ -296,32 +313,6 @@ export class ComplaintStore {
   }
 
   /** Rows in the store, for status and tests. */
-  /**
-   * Whether `version()` is cheap enough to read on every request: on SQLite it is a counter in
-   * shared memory; on PostgreSQL it is a query.
-   */
-  get versionIsCheap(): boolean {
-    return this.database.dialect === "sqlite";
-  }
-
-  /**
-   * A number that changes whenever complaints may have changed. SQLite: `PRAGMA data_version`,
-   * which changes whenever another connection (an import, a mirror, in any process) commits to the
-   * database file. PostgreSQL: the sum of the daily counts of all complaints (imports only add),
-   * read from at most one row per day.
-   */
-  async version(): Promise<number> {
-    if (this.database.dialect === "sqlite") {
-      return this.database.dataVersion();
-    }
-    const row = await this.database.db
-      .selectFrom("complaint_counts")
-      .select(sql<number>`coalesce(sum(count), 0)`.as("total"))
-      .where("dimension", "=", "all")
-      .executeTakeFirst();
-    return Number(row?.total ?? 0);
-  }
-
   async count(): Promise<number> {
     const row = await this.database.db
       .selectFrom("complaints")

@@ -1,5 +1,5 @@
-import type { CompiledQuery } from "kysely";
 import type { Complaint } from "../domain/complaint.js";
+import type { CommitOptions } from "./collection-commit.js";
 import type { Database } from "./database.js";
 import { PostgresComplaintWriter } from "./postgres-complaint-writer.js";
 import { SqliteComplaintWriter } from "./sqlite-complaint-writer.js";
@@ -10,13 +10,6 @@ export interface WriteResult {
   added: number;
   existing: number;
 }
-
-/**
- * Statements to run inside a write's transaction just before it commits, chosen once the outcome
- * is known (such as progress records, or the collection's update time when rows were added).
- * Compiled by the same database's Kysely, so they carry the dialect's placeholders.
- */
-export type AlsoCommit = (result: WriteResult) => readonly CompiledQuery[];
 
 export interface BeginOptions {
   /**
@@ -37,7 +30,12 @@ export interface BeginOptions {
 export interface ComplaintWriter {
   begin(options?: BeginOptions): Promise<void>;
   insert(complaints: readonly Complaint[]): Promise<void>;
-  commit(also?: AlsoCommit): Promise<WriteResult>;
+  /**
+   * Commits the unit of work; when it added complaints, the collection's update time and version
+   * change in the same transaction (and this process's readers see it at once), as does a
+   * mirror's mark if given.
+   */
+  commit(options?: CommitOptions): Promise<WriteResult>;
   rollback(): Promise<void>;
   /** Releases the writer's connection. */
   close(): Promise<void>;

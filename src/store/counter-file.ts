@@ -36,7 +36,7 @@ export interface CounterFile {
  * Only ever append: a file at version N runs the steps after N.
  */
 const COUNTER_MIGRATIONS: readonly string[] = [
-  // 1: the same tables (and keys) as the main database's migration 001.
+  // 1: the same tables (and keys) as migration 001 makes in a PostgreSQL database.
   `create table if not exists rate_buckets (
      subject text not null, bucket integer not null, count integer not null,
      constraint rate_buckets_pk primary key (subject, bucket)
@@ -55,9 +55,7 @@ const COUNTER_MIGRATIONS: readonly string[] = [
  * import holds for a whole extract. WAL, like the main file, so readers never wait on writers.
  *
  * `main` is the database's own connection, only read: the counter file is bound to that database
- * (see bindToDatabase), and when the counter file is created, counters that an earlier version kept
- * in the main file's `rate_buckets` and `key_usage` are carried over in the same transaction, so
- * limits and usage history continue across the upgrade.
+ * (see bindToDatabase).
  */
 export function openCounterFile(file: string, main?: BetterSqlite3.Database): CounterFile {
   const sqlite = new BetterSqlite3(file);
@@ -65,7 +63,7 @@ export function openCounterFile(file: string, main?: BetterSqlite3.Database): Co
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("synchronous = NORMAL");
     sqlite.pragma("busy_timeout = 10000");
-    migrateCounterFile(sqlite, main);
+    migrateCounterFile(sqlite);
     if (main) bindToDatabase(sqlite, main);
   } catch (err) {
     sqlite.close();
@@ -82,7 +80,7 @@ export function openCounterFile(file: string, main?: BetterSqlite3.Database): Co
   };
 }
 
-function migrateCounterFile(sqlite: BetterSqlite3.Database, main: BetterSqlite3.Database | undefined): void {
+function migrateCounterFile(sqlite: BetterSqlite3.Database): void {
   const current = () => sqlite.pragma("user_version", { simple: true }) as number;
   if (current() >= COUNTER_MIGRATIONS.length) return;
   // IMMEDIATE: two processes starting at once serialise here; the second sees the first's version.
@@ -92,7 +90,6 @@ function migrateCounterFile(sqlite: BetterSqlite3.Database, main: BetterSqlite3.
       for (let version = from; version < COUNTER_MIGRATIONS.length; version++) {
         sqlite.exec(COUNTER_MIGRATIONS[version]!);
       }
-      if (from === 0 && main) carryOverLegacyCounters(sqlite, main);
       sqlite.pragma(`user_version = ${COUNTER_MIGRATIONS.length}`);
     })
     .immediate();
@@ -128,26 +125,4 @@ function databaseIdentity(main: BetterSqlite3.Database): string | undefined {
     .prepare("select timestamp from kysely_migration where name = '001-complaints-keys-settings'")
     .pluck()
     .get() as string | undefined;
-}
-
-/** Copies counters an earlier version kept in the main file (a read there: it never waits on an import). */
-function carryOverLegacyCounters(sqlite: BetterSqlite3.Database, main: BetterSqlite3.Database): void {
-  const has = main.prepare("select 1 from sqlite_master where type = 'table' and name = ?");
-  if (has.get("rate_buckets")) {
-    const insert = sqlite.prepare("insert into rate_buckets (subject, bucket, count) values (?, ?, ?)");
-    for (const row of main
-      .prepare("select subject, bucket, count from rate_buckets")
-      .raw()
-      .iterate() as Iterable<[string, number, number]>) {
-      insert.run(...row);
-    }
-  }
-  if (has.get("key_usage")) {
-    const insert = sqlite.prepare("insert into key_usage (key_id, hour, count) values (?, ?, ?)");
-    for (const row of main.prepare("select key_id, hour, count from key_usage").raw().iterate() as Iterable<
-      [number, number, number]
-    >) {
-      insert.run(...row);
-    }
-  }
 }

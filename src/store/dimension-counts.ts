@@ -1,7 +1,8 @@
 import { SECONDS_PER_DAY } from "../domain/date-time.js";
+import type { CollectionVersion } from "./collection-version.js";
 import { type Dimension, isHourly, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
-import { commitsTo } from "./local-commits.js";
+import { VersionedLru } from "./versioned-lru.js";
 
 /**
  * One dimension's counts per day or per hour (`bucketSeconds`), ascending, with running sums: the
@@ -79,62 +80,43 @@ export class CountSeries {
   }
 }
 
-export interface DimensionCountsOptions {
-  /** Buckets kept over all dimensions; the least recently used dimensions go first. */
-  maxBuckets?: number;
-  /**
-   * How often the data version is read, at most. 0 reads it on every use (SQLite, where it is a
-   * pragma); PostgreSQL reads it once a second, so counts may lag another process's commit by that.
-   */
-  checkIntervalMs?: number;
-}
-
 /**
  * The counts of `complaint_counts` (per day) and `complaint_hour_counts` (per hour, for the
  * dimensions with many complaints a day), loaded per dimension on first use and kept in memory
- * until the data changes: a total or the bucket that holds an offset then costs a binary search, not
- * a query. Rows are only added by imports, and every import changes the version this watches
- * (`readVersion`), so nothing kept is ever stale beyond `checkIntervalMs`.
+ * for the collection's current version: a total or the bucket that holds an offset then costs a
+ * binary search, not a query. Rows are only added by writers, which change the version
+ * (`CollectionVersion`), so nothing kept outlives the data it counts by more than the version's
+ * poll interval.
  */
 export class DimensionCounts {
-  private readonly series = new Map<string, CountSeries>();
+  private readonly series: VersionedLru<CountSeries>;
   private readonly loading = new Map<string, Promise<CountSeries>>();
-  private keptBuckets = 0;
-  private version: number | undefined;
-  private localCommits = 0;
-  private checkedAt = 0;
-  private readonly maxBuckets: number;
-  private readonly checkIntervalMs: number;
 
+  /** `maxBuckets`: buckets kept over all dimensions; the least recently used dimensions go first. */
   constructor(
     private readonly database: Database,
-    private readonly readVersion: () => Promise<number>,
-    options: DimensionCountsOptions = {},
+    private readonly version: CollectionVersion,
+    maxBuckets = 4_000_000,
   ) {
-    this.maxBuckets = options.maxBuckets ?? 4_000_000;
-    this.checkIntervalMs = options.checkIntervalMs ?? 0;
+    this.series = new VersionedLru(maxBuckets);
   }
 
   /** The counts of `dimension`, ascending by bucket. */
   async of(dimension: Dimension): Promise<CountSeries> {
-    await this.refresh();
+    const { version } = await this.version.current();
     const key = `${dimension.name}\u0000${dimension.value}`;
-    const known = this.series.get(key);
-    if (known) {
-      this.series.delete(key);
-      this.series.set(key, known);
-      return known;
-    }
-    let pending = this.loading.get(key);
+    const known = this.series.get(key, version);
+    if (known) return known;
+    const loadingKey = `${version}\u0000${key}`;
+    let pending = this.loading.get(loadingKey);
     if (!pending) {
-      const version = this.version;
       pending = this.load(dimension)
         .then((loaded) => {
-          if (version === this.version) this.keep(key, loaded);
+          this.series.set(key, loaded, version, Math.max(1, loaded.length));
           return loaded;
         })
-        .finally(() => this.loading.delete(key));
-      this.loading.set(key, pending);
+        .finally(() => this.loading.delete(loadingKey));
+      this.loading.set(loadingKey, pending);
     }
     return pending;
   }
@@ -162,30 +144,5 @@ export class DimensionCounts {
       before[index + 1] = before[index]! + Number(row.count);
     });
     return new CountSeries(isHourly(dimension.name) ? SECONDS_PER_HOUR : SECONDS_PER_DAY, buckets, before);
-  }
-
-  private keep(key: string, loaded: CountSeries): void {
-    this.series.set(key, loaded);
-    this.keptBuckets += loaded.length;
-    for (const [oldest, old] of this.series) {
-      if (this.keptBuckets <= this.maxBuckets) break;
-      this.series.delete(oldest);
-      this.keptBuckets -= old.length;
-    }
-  }
-
-  private async refresh(): Promise<void> {
-    const now = Date.now();
-    const localCommits = commitsTo("complaints", this.database.location);
-    const recent = this.checkIntervalMs > 0 && now - this.checkedAt < this.checkIntervalMs;
-    if (recent && localCommits === this.localCommits) return;
-    this.checkedAt = now;
-    const version = await this.readVersion();
-    if (version !== this.version || localCommits !== this.localCommits) {
-      this.localCommits = localCommits;
-      this.series.clear();
-      this.keptBuckets = 0;
-      this.version = version;
-    }
   }
 }

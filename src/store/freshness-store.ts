@@ -17,15 +17,19 @@ export interface MirrorProgress {
 export class FreshnessStore {
   constructor(private readonly database: Database) {}
 
-  /** Records that `collection` changed at `atSeconds` (never moving the time backwards). */
+  /**
+   * Records that `collection` changed at `atSeconds` (never moving the time backwards) and
+   * increases its version by one: the statement a writer runs in the transaction that changed it.
+   */
   markUpdated(collection: string, atSeconds: number): CompiledQuery {
     return this.database.db
       .insertInto("collection_updates")
-      .values({ collection, updated_at: atSeconds })
+      .values({ collection, updated_at: atSeconds, version: 1 })
       .onConflict((conflict) =>
         conflict.column("collection").doUpdateSet({
           updated_at: sql<number>`case when excluded.updated_at > collection_updates.updated_at
             then excluded.updated_at else collection_updates.updated_at end`,
+          version: sql<number>`collection_updates.version + 1`,
         }),
       )
       .compile();

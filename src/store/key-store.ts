@@ -19,10 +19,14 @@ export interface ApiKeyRecord {
   limitPerHour: number | null;
   unlimited: boolean;
   createdAt: number;
+}
+
+/** A key as `list` gives it: with the start of its last hour with a request, null when never used. */
+export interface ListedApiKey extends ApiKeyRecord {
   lastUsedAt: number | null;
 }
 
-export type NewApiKey = Omit<ApiKeyRecord, "id" | "lastUsedAt">;
+export type NewApiKey = Omit<ApiKeyRecord, "id">;
 
 export interface HourlyUsage {
   /** Start of the hour, seconds. */
@@ -41,7 +45,7 @@ export class KeyStore {
       this.database.db.insertInto("api_keys").values(toRow(key)).returning("id"),
     );
     if (inserted === undefined) throw new Error("the key insert returned no id");
-    return { ...key, id: inserted.id, lastUsedAt: null };
+    return { ...key, id: inserted.id };
   }
 
   /** Inserts the key unless one with the same hash exists (read first: usually it does, and reading never waits). */
@@ -69,7 +73,7 @@ export class KeyStore {
   }
 
   /** Every key, oldest first, with when each was last used (the start of its last hour with a request). */
-  async list(): Promise<ApiKeyRecord[]> {
+  async list(): Promise<ListedApiKey[]> {
     const rows = await this.database.db.selectFrom("api_keys").selectAll().orderBy("id").execute();
     // Usage is in the counters (on SQLite another file), so it is read apart and joined here.
     const lastHours = await this.database
@@ -81,7 +85,7 @@ export class KeyStore {
     const lastHourOf = new Map(lastHours.map((row) => [row.key_id, Number(row.hour)]));
     return rows.map((row) => ({
       ...toRecord(row),
-      lastUsedAt: row.last_used_at ?? lastHourOf.get(row.id) ?? null,
+      lastUsedAt: lastHourOf.get(row.id) ?? null,
     }));
   }
 
@@ -145,7 +149,6 @@ function toRow(key: NewApiKey) {
     limit_per_hour: key.limitPerHour,
     unlimited: key.unlimited ? 1 : 0,
     created_at: key.createdAt,
-    last_used_at: null,
   };
 }
 
@@ -162,6 +165,5 @@ function toRecord(row: Selectable<ApiKeyTable>): ApiKeyRecord {
     limitPerHour: row.limit_per_hour,
     unlimited: row.unlimited === 1,
     createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
   };
 }

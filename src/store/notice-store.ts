@@ -1,11 +1,13 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from "kysely";
-import type { Notice } from "../domain/notice.js";
+import { NOTICES } from "../domain/collections.js";
+import { formatTimestamp, type Notice } from "../domain/notice.js";
 import type { NoticeFieldName } from "../domain/notice-fields.js";
 import { NOTICE_FIELDS } from "../domain/notice-fields.js";
 import type { FilterCondition, FilterGroup, FilterNode, NoticeQuery } from "../domain/notice-query.js";
+import { CollectionVersion } from "./collection-version.js";
 import type { Database } from "./database.js";
-import { commitsTo } from "./local-commits.js";
 import type { NoticeTable } from "./schema.js";
+import { VersionedLru } from "./versioned-lru.js";
 
 /** A page of notices and the exact number the query matches. */
 export interface NoticePage {
@@ -46,14 +48,18 @@ const TOTALS_KEPT = 1000;
  * and a page is read with LIMIT/OFFSET in the requested order, so no request holds more than a page
  * of notices in memory.
  *
- * Totals are kept per filter with the `notice_version` they were counted at and reused while the
- * version stays the same: paging through a filter counts it once. Any change to the notices, by any
- * process, changes the version (see `version`).
+ * Totals are kept per filter for the collection's version (`CollectionVersion`) and reused while it
+ * stays the same: paging through a filter counts it once.
  */
 export class NoticeStore {
-  private readonly totals = new Map<string, { version: string; total: number }>();
+  readonly collection = NOTICES;
+  private readonly totals = new VersionedLru<number>(TOTALS_KEPT);
 
-  constructor(private readonly database: Database) {}
+  /** `version`: the notices' change detection, shared with this process's other caches of them. */
+  constructor(
+    private readonly database: Database,
+    readonly version: CollectionVersion = new CollectionVersion(database, NOTICES),
+  ) {}
 
   async list(query: NoticeQuery): Promise<NoticePage> {
     const where = compileGroup(query.filter, this.database.dialect);
@@ -125,9 +131,9 @@ export class NoticeStore {
   }
 
   /**
-   * The exact number of notices `where` matches, counted or kept from an earlier count. The version
-   * is read before and after counting: when both agree, no change committed in between, so the
-   * count belongs to that version.
+   * The number of notices `where` matches, kept per filter for the collection's current version:
+   * paging through a filter counts it once, and any change to the notices (a new version) drops
+   * every kept total.
    */
   private async total(where: Expression<SqlBool> | undefined): Promise<number> {
     let count = this.database.db
@@ -136,44 +142,24 @@ export class NoticeStore {
     if (where) count = count.where(where);
     const compiled = count.compile();
     const key = `${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
-    const before = await this.version();
-    const kept = this.totals.get(key);
-    if (kept) {
-      this.totals.delete(key);
-      if (kept.version === before) {
-        this.totals.set(key, kept);
-        return kept.total;
-      }
-    }
+    const { version } = await this.version.current();
+    const kept = this.totals.get(key, version);
+    if (kept !== undefined) return kept;
     const { rows } = await this.database.db.executeQuery(compiled);
     const total = Number(rows[0]?.count ?? 0);
-    if ((await this.version()) === before) {
-      this.totals.set(key, { version: before, total });
-      if (this.totals.size > TOTALS_KEPT) this.totals.delete(this.totals.keys().next().value as string);
-    }
+    this.totals.set(key, total, version);
     return total;
   }
 
-  /**
-   * SQLite: `PRAGMA data_version` (any other connection's commit changes it) and this process's own
-   * notice commits. PostgreSQL: `notice_version`, which statement triggers increase (migration 006).
-   */
-  /** Whether `version()` is cheap enough to read on every request (SQLite: a pragma). */
-  get versionIsCheap(): boolean {
-    return this.database.dialect === "sqlite";
+  /** Every notice, exactly (`/v0/status`). */
+  recordCount(): Promise<number> {
+    return this.count();
   }
 
-  async version(): Promise<string> {
-    if (this.database.dialect === "sqlite") {
-      const dataVersion = this.database.dataVersion();
-      return `${dataVersion}:${commitsTo("notices", this.database.location)}`;
-    }
-    const row = await this.database.db
-      .selectFrom("notice_version")
-      .select("version")
-      .where("id", "=", 1)
-      .executeTakeFirst();
-    return String(row?.version);
+  /** The newest notice's created time as the API writes it, or undefined when there are none. */
+  async newestCreated(): Promise<string | undefined> {
+    const newest = await this.newestCreatedAt();
+    return newest === undefined ? undefined : formatTimestamp(newest);
   }
 
   async findById(id: string): Promise<Notice | undefined> {

@@ -1,7 +1,8 @@
-import { type CompiledQuery, type Kysely, sql } from "kysely";
+import { type Kysely, sql } from "kysely";
+import { NOTICES } from "../domain/collections.js";
 import { type Notice, noticeContentDigest } from "../domain/notice.js";
+import { type CommitOptions, commitStatements, noteCommitted } from "./collection-commit.js";
 import { type Database, WRITE_CACHE_KIB } from "./database.js";
-import { noteCommit } from "./local-commits.js";
 import type { NoticeTable, NoticeValueTable, Schema } from "./schema.js";
 
 export interface NoticeWriteResult {
@@ -13,13 +14,7 @@ export interface NoticeWriteResult {
 /** Rows per multi-row INSERT: well under both engines' limits on bound parameters. */
 const ROWS_PER_INSERT = 200;
 
-export interface NoticeWriteOptions {
-  /**
-   * Statements to run in the same transaction just before it commits, chosen once the outcome is
-   * known (the collection's update time when something changed, a mirror's cursor). Compiled by
-   * the same database's Kysely.
-   */
-  also?: (result: NoticeWriteResult) => readonly CompiledQuery[];
+export interface NoticeWriteOptions extends CommitOptions {
   /**
    * Keep each notice's revision and update time exactly as given (a mirror copying an upstream):
    * a stored notice is replaced when its content, revision or update time differs.
@@ -159,16 +154,19 @@ export class NoticeWriter {
   }
 
   /**
-   * Commits, after running the statements `also` chooses for the outcome (the collection's update
-   * time when something changed, a mirror's cursor), and reports what was added, changed, unchanged.
+   * Commits and reports what was added, changed, unchanged. When notices were added or changed,
+   * the collection's update time and version change in the same transaction (and this process's
+   * readers see it at once), as does a mirror's mark if given.
    */
-  async commit(also?: NoticeWriteOptions["also"]): Promise<NoticeWriteResult> {
+  async commit(options?: CommitOptions): Promise<NoticeWriteResult> {
     const db = this.open("commit");
-    for (const statement of also?.({ ...this.result }) ?? []) await db.executeQuery(statement);
+    const changed = this.result.added + this.result.changed > 0;
+    for (const statement of commitStatements(this.database, NOTICES, changed, options))
+      await db.executeQuery(statement);
     if (this.tracking && this.database.dialect === "sqlite")
       await sql.raw("drop table temp.notice_import_lines").execute(db);
     await sql.raw("commit").execute(db);
-    noteCommit("notices", this.database.location);
+    noteCommitted(this.database, NOTICES, changed);
     this.tracking = false;
     return { ...this.result };
   }
@@ -225,7 +223,7 @@ export async function writeNotices(
   try {
     await writer.begin();
     await writer.write(notices);
-    return await writer.commit(options.also);
+    return await writer.commit({ mirror: options.mirror });
   } catch (err) {
     await writer.rollback();
     throw err;

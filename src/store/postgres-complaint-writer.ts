@@ -3,13 +3,14 @@ import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { COMPLAINTS } from "../domain/collections.js";
 import type { Complaint } from "../domain/complaint.js";
 import { matchKey } from "../domain/complaint.js";
+import { type CommitOptions, commitStatements, noteCommitted } from "./collection-commit.js";
 import { HOURLY_DIMENSIONS, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
-import type { AlsoCommit, ComplaintWriter, WriteResult } from "./complaint-writer.js";
+import type { ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import type { PostgresDatabase } from "./database.js";
-import { noteCommit } from "./local-commits.js";
 
 const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
@@ -83,7 +84,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     if (this.copyError) throw this.copyError;
   }
 
-  async commit(also?: AlsoCommit): Promise<WriteResult> {
+  async commit(options?: CommitOptions): Promise<WriteResult> {
     const client = this.client;
     if (!client) throw new Error("commit() outside begin()");
     await this.endCopy();
@@ -122,10 +123,11 @@ export class PostgresComplaintWriter implements ComplaintWriter {
       for (const statement of createSecondaryIndexStatements(this.database.db)) await client.query(statement);
     const row = result.rows[0]!;
     const written = { added: row.added, existing: row.total - row.added };
-    for (const statement of also?.(written) ?? [])
+    const changed = written.added > 0;
+    for (const statement of commitStatements(this.database, COMPLAINTS, changed, options))
       await client.query(statement.sql, statement.parameters as unknown[]);
     await client.query("commit");
-    noteCommit("complaints", this.database.location);
+    noteCommitted(this.database, COMPLAINTS, changed);
     this.release();
     return written;
   }

@@ -46,7 +46,6 @@ export interface ApiKeyTable {
   limit_per_hour: number | null;
   unlimited: number;
   created_at: number;
-  last_used_at: number | null;
 }
 
 /** Hits per rate-limit subject per bucket (bucket = start second of a slice of the window). */
@@ -102,10 +101,14 @@ export interface NoticeVersionTable {
   version: number | string;
 }
 
-/** When a collection's content last changed (seconds). */
+/**
+ * When a collection's content last changed (seconds), and a number its writers increase in the same
+ * transaction as they set `updated_at` (0 by default).
+ */
 export interface CollectionUpdateTable {
   collection: string;
   updated_at: number;
+  version: Generated<number>;
 }
 
 /** A mirror's progress: `complete_through_day` is a day number (days since the epoch). */
@@ -113,7 +116,7 @@ export interface MirrorStateTable {
   upstream: string;
   collection: string;
   complete_through_day: number | null;
-  /** A resume point as text, for collections not copied by day (notices: a created time). */
+  /** A resume point as text, for collections not copied by day (notices: a JSON `NoticeCursor`). */
   cursor: string | null;
   checked_at: number | null;
 }

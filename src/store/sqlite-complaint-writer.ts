@@ -1,6 +1,8 @@
 import type BetterSqlite3 from "better-sqlite3";
+import { COMPLAINTS } from "../domain/collections.js";
 import type { Complaint } from "../domain/complaint.js";
 import { matchKey } from "../domain/complaint.js";
+import { type CommitOptions, commitStatements, noteCommitted } from "./collection-commit.js";
 import { DimensionTally, HOURLY_DIMENSIONS, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
 import {
   createIdIndexStatement,
@@ -8,9 +10,8 @@ import {
   dropIdIndexStatement,
   dropSecondaryIndexStatements,
 } from "./complaint-indexes.js";
-import type { AlsoCommit, BeginOptions, ComplaintWriter, WriteResult } from "./complaint-writer.js";
+import type { BeginOptions, ComplaintWriter, WriteResult } from "./complaint-writer.js";
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "./database.js";
-import { noteCommit } from "./local-commits.js";
 import { RepeatedIdError } from "./repeated-id-error.js";
 
 /** Distinct (dimension, value, day) counts held before they are written out. */
@@ -136,14 +137,15 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.hourCounts.clear();
   }
 
-  async commit(also?: AlsoCommit): Promise<WriteResult> {
+  async commit(options?: CommitOptions): Promise<WriteResult> {
     if (!this.open) throw new Error("commit() outside begin()");
-    for (const statement of also?.({ added: this.added, existing: this.existing }) ?? [])
+    const changed = this.added > 0;
+    for (const statement of commitStatements(this.database, COMPLAINTS, changed, options))
       this.database.sqlite.prepare(statement.sql).run(...(statement.parameters as unknown[]));
     this.writeCounts();
     if (this.bulk) this.buildIndexes();
     this.database.sqlite.exec("commit");
-    noteCommit("complaints", this.database.location);
+    noteCommitted(this.database, COMPLAINTS, changed);
     this.end();
     return { added: this.added, existing: this.existing };
   }

@@ -214,38 +214,30 @@ for (const dialect of DIALECTS) {
 }
 
 describe("rate-limit counters beside a SQLite database", () => {
-  it("are kept in <db>-counters, and counters an earlier version kept in the database carry over", async () => {
+  it("are kept in <db>-counters, not in the database file", async () => {
     const db = await freshDatabase("sqlite");
     const key = await createKey(db, "--limit-per-hour", "10");
     assert.ok(existsSync(`${db}-counters`), "the counter file is made with the database");
-    // As an earlier version left it: counters in the main file, and no counter file yet.
-    const main = new BetterSqlite3(db);
-    const keyId = (
-      main.prepare("select id from api_keys where prefix = ?").get(key.slice(0, 6)) as { id: number }
-    ).id;
-    const nowSeconds = Math.floor(Date.now() / 1000);
-    main.exec(`
-      create table rate_buckets (subject text not null, bucket integer not null, count integer not null,
-        primary key (subject, bucket)) without rowid;
-      create table key_usage (key_id integer not null, hour integer not null, count integer not null,
-        primary key (key_id, hour)) without rowid;`);
-    main
-      .prepare("insert into rate_buckets values (?, ?, 4)")
-      .run(`key:${keyId}`, Math.floor(nowSeconds / 60) * 60);
-    main.prepare("insert into key_usage values (?, ?, 4)").run(keyId, Math.floor(nowSeconds / 3600) * 3600);
-    main.close();
-    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${db}-counters${suffix}`, { force: true });
-
     const server = await startTestServer({ db });
     try {
       const res = await server.get("/v0/status", { "X-Api-Key": key });
       assert.equal(res.status, 200);
-      assert.equal(res.headers["x-ratelimit-remaining"], "5", "4 carried over, and this one");
+      assert.equal(res.headers["x-ratelimit-remaining"], "9");
     } finally {
       await server.stop();
     }
     const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
-    assert.match(usage.stdout, /^5 requests by /m);
+    assert.match(usage.stdout, /^1 requests by /m);
+    const main = new BetterSqlite3(db, { readonly: true });
+    try {
+      const counterTables = main
+        .prepare("select name from sqlite_master where name in ('rate_buckets', 'key_usage')")
+        .pluck()
+        .all();
+      assert.deepEqual(counterTables, []);
+    } finally {
+      main.close();
+    }
   });
 
   it("a database made again beside an old counter file does not inherit its counts", async () => {

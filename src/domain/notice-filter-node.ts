@@ -1,0 +1,43 @@
+import type { NoticeFieldName } from "./notice-fields.js";
+
+/** Drupal's filter operators, all of them. */
+export const OPERATORS = [
+  "=",
+  "<>",
+  ">",
+  ">=",
+  "<",
+  "<=",
+  "STARTS_WITH",
+  "CONTAINS",
+  "ENDS_WITH",
+  "IN",
+  "NOT IN",
+  "BETWEEN",
+  "NOT BETWEEN",
+  "IS NULL",
+  "IS NOT NULL",
+] as const;
+
+export type Operator = (typeof OPERATORS)[number];
+
+/**
+ * One condition. `values` holds what the operator takes: none for IS NULL / IS NOT NULL, two for
+ * BETWEEN, one or more for IN, one otherwise. Timestamps are seconds; everything else is text.
+ */
+export interface FilterCondition {
+  kind: "condition";
+  field: NoticeFieldName;
+  operator: Operator;
+  values: Array<string | number>;
+}
+
+/** Members joined by AND or OR; the root group of a query is AND. */
+export interface FilterGroup {
+  kind: "group";
+  conjunction: "AND" | "OR";
+  members: FilterNode[];
+}
+
+/** A node of a validated notice filter: a condition or a group of nodes. */
+export type FilterNode = FilterCondition | FilterGroup;

@@ -1,0 +1,93 @@
+import { refuseNoticeQuery } from "./notice-query-messages.js";
+import { bracketSegments, emptyParameterTree, type ParameterTree, placeParameter } from "./parameter-tree.js";
+
+/** The spec's plain parameters and the older API's names. */
+export const PLAIN_PARAMETERS = [
+  "title",
+  "keywords",
+  "transaction_number",
+  "date",
+  "sort_by",
+  "sort_order",
+  "items_per_page",
+  "offset",
+] as const;
+
+export type PlainParameter = (typeof PLAIN_PARAMETERS)[number];
+
+/** A notice list request's parameters, sorted by family but not yet checked for meaning. */
+export interface NoticeParameters {
+  filter: ParameterTree;
+  sort: ParameterTree;
+  page: ParameterTree;
+  fields: ParameterTree;
+  /** `sort=...` without brackets, when given. */
+  sortText: string | undefined;
+  plain: Map<PlainParameter, string>;
+}
+
+const PLAIN = new Set<string>(PLAIN_PARAMETERS);
+const NAME_PATTERN = /^([^[\]]+)((?:\[[^[\]]*\])*)$/;
+
+/**
+ * Sorts the raw query parameters of a notice list request into Drupal's bracketed families
+ * (`filter`, `sort`, `page`, `fields`), the bare `sort` and the plain parameters, in request order.
+ * `api_key` is skipped (the gateway consumes it). Throws the 400 for a NUL character, an unknown
+ * name, or a parameter given twice.
+ */
+export function readNoticeParameters(params: ReadonlyArray<readonly [string, string]>): NoticeParameters {
+  const read: NoticeParameters = {
+    filter: emptyParameterTree("filter"),
+    sort: emptyParameterTree("sort"),
+    page: emptyParameterTree("page"),
+    fields: emptyParameterTree("fields"),
+    sortText: undefined,
+    plain: new Map(),
+  };
+  for (const [name, value] of params) {
+    if (name === "api_key") continue;
+    if (name.includes("\u0000") || value.includes("\u0000")) {
+      throw refuseNoticeQuery("nulCharacter", name.replaceAll("\u0000", ""));
+    }
+    const match = NAME_PATTERN.exec(name);
+    const base = match?.[1];
+    const segments = match?.[2] ? bracketSegments(match[2]) : [];
+    if (!match || base === undefined) throw unknownParameter(name);
+    if (segments.length === 0) readPlain(read, base, value, name);
+    else placeParameter(familyOf(read, base, name), segments, value, name);
+  }
+  return read;
+}
+
+/** A parameter without brackets: the bare sort or a plain parameter. */
+function readPlain(read: NoticeParameters, base: string, value: string, name: string): void {
+  if (base === "sort") {
+    if (read.sortText !== undefined) throw refuseNoticeQuery("repeatedParameter", name, { name });
+    read.sortText = value;
+    return;
+  }
+  if (!PLAIN.has(base)) throw unknownParameter(name);
+  const key = base as PlainParameter;
+  if (read.plain.has(key)) throw refuseNoticeQuery("repeatedParameter", name, { name });
+  read.plain.set(key, value);
+}
+
+function familyOf(read: NoticeParameters, base: string, name: string): ParameterTree {
+  if (base === "filter") return read.filter;
+  if (base === "sort") return read.sort;
+  if (base === "page") return read.page;
+  if (base === "fields") return read.fields;
+  throw unknownParameter(name);
+}
+
+function unknownParameter(name: string) {
+  return refuseNoticeQuery("unknownParameter", name, { name, plain: PLAIN_PARAMETERS.join(", ") });
+}
+
+/** The text inside one pair of double quotes around it (trimmed), or the trimmed text. */
+export function unquote(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length >= 2 && trimmed.startsWith('"') && trimmed.endsWith('"')
+    ? trimmed.slice(1, -1)
+    : trimmed;
+}

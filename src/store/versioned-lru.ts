@@ -1,0 +1,55 @@
+/**
+ * A small least-recently-used map whose entries belong to one version of the data: `get` and `set`
+ * take the version the caller read (versions only grow), and the first call with a newer version
+ * drops everything; a caller still holding an older version is served nothing and keeps nothing.
+ * The answer cache, the complaint count series and the notice totals each keep one, sized by a
+ * weight (characters, buckets, entries) rather than a count when their entries differ in size.
+ */
+export class VersionedLru<Value> {
+  private readonly entries = new Map<string, { value: Value; weight: number }>();
+  private weight = 0;
+  private version = Number.NEGATIVE_INFINITY;
+
+  /** `maxWeight`: the summed weight kept; the least recently used entries go first. */
+  constructor(private readonly maxWeight: number) {}
+
+  /** The value kept for `key` at `version`, or undefined (also when `version` is new). */
+  get(key: string, version: number): Value | undefined {
+    this.adopt(version);
+    if (version !== this.version) return undefined;
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.value;
+  }
+
+  /** Keeps `value` for `key` if it was computed at `version` and the map is still at it. */
+  set(key: string, value: Value, version: number, weight = 1): void {
+    if (version !== this.version || weight > this.maxWeight) return;
+    const previous = this.entries.get(key);
+    if (previous !== undefined) {
+      this.entries.delete(key);
+      this.weight -= previous.weight;
+    }
+    this.entries.set(key, { value, weight });
+    this.weight += weight;
+    for (const [oldest, old] of this.entries) {
+      if (this.weight <= this.maxWeight) break;
+      this.entries.delete(oldest);
+      this.weight -= old.weight;
+    }
+  }
+
+  /** Entries kept, and their summed weight. */
+  get size(): { entries: number; weight: number } {
+    return { entries: this.entries.size, weight: this.weight };
+  }
+
+  private adopt(version: number): void {
+    if (version <= this.version) return;
+    this.entries.clear();
+    this.weight = 0;
+    this.version = version;
+  }
+}

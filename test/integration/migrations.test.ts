@@ -1,0 +1,302 @@
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Migrator, sql } from "kysely";
+import { type Database, openDatabase } from "../../src/store/database.js";
+import { migrate, migrationsFor } from "../../src/store/migrate.js";
+import { REPO_ROOT } from "../support/cli.js";
+import { DIALECTS, type Dialect, freshDatabase } from "../support/dialects.js";
+
+/**
+ * The schema the migrations make, written out. A database migrated by the version before the
+ * migrations were split into files (001-007), then by this one, and a fresh database must both have
+ * exactly this schema. A deliberate change to the schema is a new migration and a change here.
+ */
+const MIGRATION_NAMES = [
+  "001-complaints-keys-settings",
+  "002-notices",
+  "003-mirror-state",
+  "004-rate-hit-function",
+  "005-hour-counts",
+  "006-notice-search",
+  "007-rate-lease-function",
+  "008-collection-version",
+  "009-drop-unused",
+];
+
+/** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
+const SQLITE_SCHEMA = [
+  `index api_keys_prefix on api_keys: CREATE INDEX "api_keys_prefix" on "api_keys" ("prefix")`,
+  `index complaints_area on complaints: CREATE INDEX "complaints_area" on "complaints" ("area_code", "created_at", "id")`,
+  `index complaints_city on complaints: CREATE INDEX "complaints_city" on "complaints" ("state_key", "city_key", "created_at", "id")`,
+  `index complaints_id on complaints: CREATE UNIQUE INDEX "complaints_id" on "complaints" ("id")`,
+  `index complaints_phone on complaints: CREATE INDEX "complaints_phone" on "complaints" ("phone", "created_at", "id")`,
+  `index complaints_robocall on complaints: CREATE INDEX "complaints_robocall" on "complaints" ("robocall", "created_at", "id")`,
+  `index complaints_state on complaints: CREATE INDEX "complaints_state" on "complaints" ("state_key", "created_at", "id")`,
+  `index complaints_violation on complaints: CREATE INDEX "complaints_violation" on "complaints" ("violation_at")`,
+  `index notice_values_field_value on notice_values: CREATE INDEX "notice_values_field_value" on "notice_values" ("field", "value")`,
+  `index notices_acquired_party_order on notices: CREATE INDEX "notices_acquired_party_order" on "notices" ((acquired_party is null), lower(acquired_party), id)`,
+  `index notices_acquiring_party_order on notices: CREATE INDEX "notices_acquiring_party_order" on "notices" ((acquiring_party is null), lower(acquiring_party), id)`,
+  `index notices_created on notices: CREATE INDEX "notices_created" on "notices" ("created_at", "id")`,
+  `index notices_date on notices: CREATE INDEX "notices_date" on "notices" ("date", "id")`,
+  `index notices_date_order on notices: CREATE INDEX "notices_date_order" on "notices" ((date is null), date, id)`,
+  `index notices_title on notices: CREATE INDEX "notices_title" on "notices" (lower(title), id)`,
+  `index notices_transaction_number on notices: CREATE INDEX "notices_transaction_number" on "notices" (lower(transaction_number))`,
+  `index notices_transaction_number_order on notices: CREATE INDEX "notices_transaction_number_order" on "notices" (lower(transaction_number), id)`,
+  `index notices_updated on notices: CREATE INDEX "notices_updated" on "notices" ("updated_at", "id")`,
+  `table api_keys on api_keys: CREATE TABLE "api_keys" ("id" integer primary key autoincrement, "prefix" text not null, "hash" text not null unique, "email" text not null, "first_name" text default '' not null, "last_name" text default '' not null, "use_text" text default '' not null, "status" text default 'active' not null, "limit_per_hour" integer, "unlimited" integer default 0 not null, "created_at" integer not null)`,
+  `table collection_updates on collection_updates: CREATE TABLE "collection_updates" ("collection" text primary key, "updated_at" integer not null, "version" integer default 0 not null)`,
+  `table complaint_counts on complaint_counts: CREATE TABLE "complaint_counts" ("dimension" text not null, "value" text not null, "day" integer not null, "count" integer not null, constraint "complaint_counts_pk" primary key ("dimension", "value", "day")) without rowid`,
+  `table complaint_hour_counts on complaint_hour_counts: CREATE TABLE "complaint_hour_counts" ("dimension" text not null, "value" text not null, "hour" integer not null, "count" integer not null, constraint "complaint_hour_counts_pk" primary key ("dimension", "value", "hour")) without rowid`,
+  `table complaints on complaints: CREATE TABLE "complaints" ("created_at" integer not null, "id" text not null , "violation_at" integer not null, "phone" text not null, "city" text not null, "state" text not null, "area_code" text not null, "subject" text not null, "robocall" text not null, "state_key" text not null, "city_key" text not null, constraint "complaints_pk" primary key ("created_at", "id")) without rowid`,
+  `table mirror_state on mirror_state: CREATE TABLE "mirror_state" ("upstream" text not null, "collection" text not null, "complete_through_day" integer, "cursor" text, "checked_at" integer, constraint "mirror_state_pk" primary key ("upstream", "collection"))`,
+  `table notice_values on notice_values: CREATE TABLE "notice_values" ("notice_id" text not null , "field" text not null, "position" integer not null, "value" text not null , constraint "notice_values_pk" primary key ("notice_id", "field", "position")) without rowid`,
+  `table notices on notices: CREATE TABLE "notices" ("id" text primary key , "revision" integer not null, "title" text not null , "transaction_number" text not null , "acquiring_party" text , "acquired_party" text , "date" text , "created_at" integer not null, "updated_at" integer not null, "content_digest" text not null)`,
+  `table settings on settings: CREATE TABLE "settings" ("name" text primary key, "value" text not null)`,
+];
+
+/**
+ * PostgreSQL's catalogs: columns per table in order, constraints, indexes, functions (their body as
+ * an md5 of its text), triggers, sequences and extensions. Lines about pg_trgm are expected only
+ * where the server offers the extension (migration 006 leaves the trigram indexes out otherwise).
+ */
+const POSTGRES_SCHEMA = [
+  `table api_keys (id integer not null default nextval('api_keys_id_seq'::regclass), prefix text not null, hash text not null, email text not null, first_name text not null default ''::text, last_name text not null default ''::text, use_text text not null default ''::text, status text not null default 'active'::text, limit_per_hour integer null, unlimited integer not null default 0, created_at bigint not null)`,
+  `table collection_updates (collection text not null, updated_at bigint not null, version integer not null default 0)`,
+  `table complaint_counts (dimension text not null, value text not null, day integer not null, count integer not null)`,
+  `table complaint_hour_counts (dimension text not null, value text not null, hour integer not null, count integer not null)`,
+  `table complaints (created_at bigint not null, id text not null collate C, violation_at bigint not null, phone text not null, city text not null, state text not null, area_code text not null, subject text not null, robocall text not null, state_key text not null, city_key text not null)`,
+  `table key_usage (key_id integer not null, hour bigint not null, count integer not null)`,
+  `table mirror_state (upstream text not null, collection text not null, complete_through_day integer null, cursor text null, checked_at bigint null)`,
+  `table notice_values (notice_id text not null collate C, field text not null, position integer not null, value text not null collate C)`,
+  `table notice_version (id integer not null, version bigint not null)`,
+  `table notices (id text not null collate C, revision integer not null, title text not null collate C, transaction_number text not null collate C, acquiring_party text null collate C, acquired_party text null collate C, date text null collate C, created_at bigint not null, updated_at bigint not null, content_digest text not null)`,
+  `table rate_buckets (subject text not null, bucket bigint not null, count integer not null)`,
+  `table settings (name text not null, value text not null)`,
+  `constraint api_keys.api_keys_hash_key: UNIQUE (hash)`,
+  `constraint api_keys.api_keys_pkey: PRIMARY KEY (id)`,
+  `constraint collection_updates.collection_updates_pkey: PRIMARY KEY (collection)`,
+  `constraint complaint_counts.complaint_counts_pk: PRIMARY KEY (dimension, value, day)`,
+  `constraint complaint_hour_counts.complaint_hour_counts_pk: PRIMARY KEY (dimension, value, hour)`,
+  `constraint complaints.complaints_pk: PRIMARY KEY (created_at, id)`,
+  `constraint key_usage.key_usage_pk: PRIMARY KEY (key_id, hour)`,
+  `constraint mirror_state.mirror_state_pk: PRIMARY KEY (upstream, collection)`,
+  `constraint notice_values.notice_values_pk: PRIMARY KEY (notice_id, field, "position")`,
+  `constraint notice_version.notice_version_id_check: CHECK ((id = 1))`,
+  `constraint notice_version.notice_version_pkey: PRIMARY KEY (id)`,
+  `constraint notices.notices_pkey: PRIMARY KEY (id)`,
+  `constraint rate_buckets.rate_buckets_pk: PRIMARY KEY (subject, bucket)`,
+  `constraint settings.settings_pkey: PRIMARY KEY (name)`,
+  `index api_keys_hash_key: CREATE UNIQUE INDEX api_keys_hash_key ON public.api_keys USING btree (hash)`,
+  `index api_keys_pkey: CREATE UNIQUE INDEX api_keys_pkey ON public.api_keys USING btree (id)`,
+  `index api_keys_prefix: CREATE INDEX api_keys_prefix ON public.api_keys USING btree (prefix)`,
+  `index collection_updates_pkey: CREATE UNIQUE INDEX collection_updates_pkey ON public.collection_updates USING btree (collection)`,
+  `index complaint_counts_pk: CREATE UNIQUE INDEX complaint_counts_pk ON public.complaint_counts USING btree (dimension, value, day)`,
+  `index complaint_hour_counts_pk: CREATE UNIQUE INDEX complaint_hour_counts_pk ON public.complaint_hour_counts USING btree (dimension, value, hour)`,
+  `index complaints_area: CREATE INDEX complaints_area ON public.complaints USING btree (area_code, created_at, id)`,
+  `index complaints_city: CREATE INDEX complaints_city ON public.complaints USING btree (state_key, city_key, created_at, id)`,
+  `index complaints_id: CREATE UNIQUE INDEX complaints_id ON public.complaints USING btree (id)`,
+  `index complaints_phone: CREATE INDEX complaints_phone ON public.complaints USING btree (phone, created_at, id)`,
+  `index complaints_pk: CREATE UNIQUE INDEX complaints_pk ON public.complaints USING btree (created_at, id)`,
+  `index complaints_robocall: CREATE INDEX complaints_robocall ON public.complaints USING btree (robocall, created_at, id)`,
+  `index complaints_state: CREATE INDEX complaints_state ON public.complaints USING btree (state_key, created_at, id)`,
+  `index complaints_violation: CREATE INDEX complaints_violation ON public.complaints USING btree (violation_at)`,
+  `index key_usage_pk: CREATE UNIQUE INDEX key_usage_pk ON public.key_usage USING btree (key_id, hour)`,
+  `index mirror_state_pk: CREATE UNIQUE INDEX mirror_state_pk ON public.mirror_state USING btree (upstream, collection)`,
+  `index notice_values_field_value: CREATE INDEX notice_values_field_value ON public.notice_values USING btree (field, value)`,
+  `index notice_values_pk: CREATE UNIQUE INDEX notice_values_pk ON public.notice_values USING btree (notice_id, field, "position")`,
+  `index notice_values_value_trigrams: CREATE INDEX notice_values_value_trigrams ON public.notice_values USING gin (lower(value) gin_trgm_ops)`,
+  `index notice_version_pkey: CREATE UNIQUE INDEX notice_version_pkey ON public.notice_version USING btree (id)`,
+  `index notices_acquired_party_order: CREATE INDEX notices_acquired_party_order ON public.notices USING btree (((acquired_party IS NULL)), lower(acquired_party), id)`,
+  `index notices_acquired_party_trigrams: CREATE INDEX notices_acquired_party_trigrams ON public.notices USING gin (lower(acquired_party) gin_trgm_ops)`,
+  `index notices_acquiring_party_order: CREATE INDEX notices_acquiring_party_order ON public.notices USING btree (((acquiring_party IS NULL)), lower(acquiring_party), id)`,
+  `index notices_acquiring_party_trigrams: CREATE INDEX notices_acquiring_party_trigrams ON public.notices USING gin (lower(acquiring_party) gin_trgm_ops)`,
+  `index notices_created: CREATE INDEX notices_created ON public.notices USING btree (created_at, id)`,
+  `index notices_date: CREATE INDEX notices_date ON public.notices USING btree (date, id)`,
+  `index notices_date_order: CREATE INDEX notices_date_order ON public.notices USING btree (((date IS NULL)), date, id)`,
+  `index notices_pkey: CREATE UNIQUE INDEX notices_pkey ON public.notices USING btree (id)`,
+  `index notices_title: CREATE INDEX notices_title ON public.notices USING btree (lower(title), id)`,
+  `index notices_title_trigrams: CREATE INDEX notices_title_trigrams ON public.notices USING gin (lower(title) gin_trgm_ops)`,
+  `index notices_transaction_number: CREATE INDEX notices_transaction_number ON public.notices USING btree (lower(transaction_number))`,
+  `index notices_transaction_number_order: CREATE INDEX notices_transaction_number_order ON public.notices USING btree (lower(transaction_number), id)`,
+  `index notices_transaction_number_trigrams: CREATE INDEX notices_transaction_number_trigrams ON public.notices USING gin (lower(transaction_number) gin_trgm_ops)`,
+  `index notices_updated: CREATE INDEX notices_updated ON public.notices USING btree (updated_at, id)`,
+  `index rate_buckets_pk: CREATE UNIQUE INDEX rate_buckets_pk ON public.rate_buckets USING btree (subject, bucket)`,
+  `index settings_pkey: CREATE UNIQUE INDEX settings_pkey ON public.settings USING btree (name)`,
+  `function ftcapi_notice_version_bump() body md5 218c0e976e87eb37dc105df86305a27a`,
+  `function ftcapi_rate_lease(subjects text[], limits bigint[], window_seconds bigint[], buckets bigint[], max_hits bigint, room_share double precision, returned_subjects text[], returned_buckets bigint[], returned_hits bigint[]) body md5 1e03939feb9e107f7f08dbe4afc89edd`,
+  `trigger notice_values_version: CREATE TRIGGER notice_values_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.notice_values FOR EACH STATEMENT EXECUTE FUNCTION ftcapi_notice_version_bump()`,
+  `trigger notices_version: CREATE TRIGGER notices_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.notices FOR EACH STATEMENT EXECUTE FUNCTION ftcapi_notice_version_bump()`,
+  `sequence api_keys_id_seq`,
+  `extension pg_trgm`,
+  `extension plpgsql`,
+];
+
+/** The schema of the database as lines comparable with the lists above (Kysely's own tables left out). */
+async function schemaOf(database: Database): Promise<string[]> {
+  const lines: string[] = [];
+  if (database.dialect === "sqlite") {
+    const rows = database.sqlite
+      .prepare(
+        `select type, name, tbl_name, sql from sqlite_master
+          where name not like 'sqlite_%' and tbl_name not like 'kysely_%' order by type, name`,
+      )
+      .all() as Array<{ type: string; name: string; tbl_name: string; sql: string }>;
+    for (const row of rows) lines.push(`${row.type} ${row.name} on ${row.tbl_name}: ${row.sql}`);
+    return lines;
+  }
+  const query = async (text: string) =>
+    (await sql.raw(text).execute(database.db)).rows as Array<Record<string, string | null>>;
+  const columns = new Map<string, string[]>();
+  for (const row of await query(`select table_name, column_name, data_type, is_nullable, column_default, collation_name
+      from information_schema.columns where table_schema = 'public' and table_name not like 'kysely_%'
+      order by table_name, ordinal_position`)) {
+    const definition = [
+      row.column_name,
+      row.data_type,
+      row.is_nullable === "NO" ? "not null" : "null",
+      ...(row.column_default === null ? [] : [`default ${row.column_default}`]),
+      ...(row.collation_name === null ? [] : [`collate ${row.collation_name}`]),
+    ].join(" ");
+    columns.set(row.table_name!, [...(columns.get(row.table_name!) ?? []), definition]);
+  }
+  for (const [table, definitions] of columns) lines.push(`table ${table} (${definitions.join(", ")})`);
+  for (const row of await query(`select conrelid::regclass::text as "table", conname, pg_get_constraintdef(oid) as definition
+      from pg_constraint where connamespace = 'public'::regnamespace and conrelid::regclass::text not like 'kysely_%'
+      order by 1, 2`))
+    lines.push(`constraint ${row.table}.${row.conname}: ${row.definition}`);
+  for (const row of await query(`select indexname, indexdef from pg_indexes
+      where schemaname = 'public' and tablename not like 'kysely_%' order by 1`))
+    lines.push(`index ${row.indexname}: ${row.indexdef}`);
+  // Functions of extensions (pg_trgm's, in the public schema) are the extension's, not ours.
+  for (const row of await query(`select p.proname, pg_get_function_identity_arguments(p.oid) as arguments, md5(p.prosrc) as body
+      from pg_proc p where p.pronamespace = 'public'::regnamespace
+        and not exists (select 1 from pg_depend d where d.objid = p.oid and d.deptype = 'e')
+      order by 1, 2`))
+    lines.push(`function ${row.proname}(${row.arguments}) body md5 ${row.body}`);
+  for (const row of await query(
+    "select tgname, pg_get_triggerdef(oid) as definition from pg_trigger where not tgisinternal order by 1",
+  ))
+    lines.push(`trigger ${row.tgname}: ${row.definition}`);
+  for (const row of await query(
+    "select sequence_name from information_schema.sequences where sequence_schema = 'public' order by 1",
+  ))
+    lines.push(`sequence ${row.sequence_name}`);
+  for (const row of await query("select extname from pg_extension order by 1"))
+    lines.push(`extension ${row.extname}`);
+  return lines;
+}
+
+async function expectedSchema(database: Database): Promise<string[]> {
+  if (database.dialect === "sqlite") return SQLITE_SCHEMA;
+  const { rows } = await sql<{ offered: boolean }>`
+    select exists (select 1 from pg_available_extensions where name = 'pg_trgm') as offered`.execute(
+    database.db,
+  );
+  return rows[0]?.offered ? POSTGRES_SCHEMA : POSTGRES_SCHEMA.filter((line) => !/trgm|trigram/.test(line));
+}
+
+async function recordedMigrations(db: Database["db"]): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  return rows.map((row) => row.name);
+}
+
+/**
+ * Brings a fresh database to the state the version before this one left it in: migrations 001-007
+ * as recorded, with what they made then and make no longer (`api_keys.last_used_at`, and on
+ * PostgreSQL `ftcapi_rate_hit`), and on SQLite the counter tables versions before the counter file
+ * kept in the database file.
+ */
+async function migrateAsPreviousVersion(database: Database, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrationsFor(dialect) },
+  });
+  const { error } = await migrator.migrateTo("007-rate-lease-function");
+  if (error) throw error;
+  const db = database.db;
+  if (dialect === "sqlite") {
+    await sql`alter table api_keys add column last_used_at integer`.execute(db);
+    await sql`create table rate_buckets (subject text not null, bucket integer not null, count integer not null,
+      constraint rate_buckets_pk primary key (subject, bucket)) without rowid`.execute(db);
+    await sql`create table key_usage (key_id integer not null, hour integer not null, count integer not null,
+      constraint key_usage_pk primary key (key_id, hour)) without rowid`.execute(db);
+  } else {
+    await sql`alter table api_keys add column last_used_at bigint`.execute(db);
+    // Its body does not matter: migration 009 drops the function by its signature.
+    await sql`create function ftcapi_rate_hit(
+        subjects text[], limits bigint[], window_seconds bigint[], buckets bigint[],
+        usage_key_id integer, usage_hour bigint
+      ) returns table (allowed boolean, used bigint[], oldest bigint[])
+      language sql as $$ select true, '{}'::bigint[], '{}'::bigint[] $$`.execute(db);
+  }
+  await sql`insert into api_keys (prefix, hash, email, created_at, last_used_at)
+    values ('abcdef', 'hash-1', 'ops@example.gov', 1700000000, 1700003600)`.execute(db);
+  await sql`insert into collection_updates (collection, updated_at) values ('dnc-complaints', 1700000000)`.execute(
+    db,
+  );
+}
+
+for (const dialect of DIALECTS) {
+  describe(`migrations (${dialect})`, () => {
+    let fresh: Database;
+    let upgraded: Database;
+    before(async () => {
+      fresh = openDatabase(await freshDatabase(dialect));
+      upgraded = openDatabase(await freshDatabase(dialect));
+    });
+    after(async () => {
+      await fresh?.close();
+      await upgraded?.close();
+    });
+
+    it("make the schema written out above on a fresh database", async () => {
+      await migrate(fresh);
+      assert.deepEqual(await recordedMigrations(fresh.db), MIGRATION_NAMES);
+      assert.deepEqual(await schemaOf(fresh), await expectedSchema(fresh));
+    });
+
+    it("bring a database of the previous version to the same schema, keeping its rows", async () => {
+      await migrateAsPreviousVersion(upgraded, dialect);
+      assert.notDeepEqual(await schemaOf(upgraded), await expectedSchema(upgraded));
+      await migrate(upgraded);
+      assert.deepEqual(await recordedMigrations(upgraded.db), MIGRATION_NAMES);
+      assert.deepEqual(await schemaOf(upgraded), await expectedSchema(upgraded));
+      const key = await upgraded.db
+        .selectFrom("api_keys")
+        .select(["prefix", "hash", "email", "status", "created_at"])
+        .executeTakeFirst();
+      assert.deepEqual(key, {
+        prefix: "abcdef",
+        hash: "hash-1",
+        email: "ops@example.gov",
+        status: "active",
+        created_at: 1700000000,
+      });
+      const update = await upgraded.db.selectFrom("collection_updates").selectAll().executeTakeFirst();
+      assert.deepEqual(update, { collection: "dnc-complaints", updated_at: 1700000000, version: 0 });
+    });
+
+    it("run again, change nothing", async () => {
+      await migrate(fresh);
+      assert.deepEqual(await recordedMigrations(fresh.db), MIGRATION_NAMES);
+      assert.deepEqual(await schemaOf(fresh), await expectedSchema(fresh));
+    });
+  });
+}
+
+describe("migration files", () => {
+  it("import nothing but Kysely and their shared type, so what they create never changes", () => {
+    const directory = join(REPO_ROOT, "src/store/migrations");
+    const files = readdirSync(directory).filter((file) => file.endsWith(".ts"));
+    assert.ok(files.length >= MIGRATION_NAMES.length);
+    for (const name of MIGRATION_NAMES) assert.ok(files.includes(`${name}.ts`), `${name}.ts exists`);
+    for (const file of files) {
+      const text = readFileSync(join(directory, file), "utf8");
+      const imported = [...text.matchAll(/\bfrom\s+"([^"]+)"/g)].map((match) => match[1]);
+      for (const specifier of imported)
+        assert.ok(specifier === "kysely" || specifier === "./migration.js", `${file} imports ${specifier}`);
+    }
+  });
+});
