@@ -13,8 +13,8 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
+import { openDatabase } from "../src/store/open-database.js";
 import { startThrowawayCluster } from "../test/support/postgres.js";
 import { median, ROOT } from "./support/processes.js";
 

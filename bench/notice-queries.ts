@@ -12,9 +12,9 @@ import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
 import { parseNoticeQuery } from "../src/domain/notice-query.js";
 import { DEMO_NOTICES, loadDemoNotices } from "../src/ingest/demo-data.js";
-import { openDatabase } from "../src/store/database.js";
 import { migrate } from "../src/store/migrate.js";
 import { NoticeStore } from "../src/store/notice-store.js";
+import { openDatabase } from "../src/store/open-database.js";
 import { startThrowawayCluster } from "../test/support/postgres.js";
 import { median, ROOT } from "./support/processes.js";
 

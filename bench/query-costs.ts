@@ -12,7 +12,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { type ComplaintQuery, parseComplaintQuery } from "../src/domain/complaint-query.js";
 import { ComplaintStore } from "../src/store/complaint-store.js";
-import { openDatabase } from "../src/store/database.js";
+import { openDatabase } from "../src/store/open-database.js";
 import { startThrowawayCluster } from "../test/support/postgres.js";
 import { generatedComplaints, median, ROOT } from "./support/processes.js";
 

@@ -94,6 +94,144 @@ export function databaseConfig(flags: { db?: string }, env: Environment = proces
   return Object.freeze({ db });
 }
 
+/** One `serve` option: its flag, environment variable, default (as text) and help. */
+export interface ServeOption {
+  readonly flag: string;
+  readonly variable: string;
+  /** The default, as the help and docs show it; undefined: none, or described in `help`. */
+  readonly defaultText?: string;
+  readonly help: string;
+}
+
+/**
+ * Every `serve` option, said once: the command line's help (cli/serve-command.ts), `serveConfig`'s
+ * defaults and the README's table (checked by test/unit/serve-options.test.ts) read it.
+ */
+export const SERVE_OPTIONS = {
+  db: {
+    flag: "--db <path>",
+    variable: "FTCAPI_DB",
+    defaultText: DEFAULT_DB_PATH,
+    help: "SQLite file or postgres:// URL",
+  },
+  dbReadUrl: {
+    flag: "--db-read-url <url>",
+    variable: "FTCAPI_DB_READ_URL",
+    help: "PostgreSQL read replica for the API's reads",
+  },
+  host: {
+    flag: "--host <host>",
+    variable: "FTCAPI_HOST",
+    defaultText: "0.0.0.0",
+    help: "address to listen on",
+  },
+  port: { flag: "--port <n>", variable: "FTCAPI_PORT", defaultText: "8443", help: "HTTPS port" },
+  httpPort: {
+    flag: "--http-port <n>",
+    variable: "FTCAPI_HTTP_PORT",
+    defaultText: "8080",
+    help: "plain HTTP port",
+  },
+  tlsCert: {
+    flag: "--tls-cert <file>",
+    variable: "FTCAPI_TLS_CERT",
+    help: "PEM certificate (default: self-signed, kept beside the database)",
+  },
+  tlsKey: { flag: "--tls-key <file>", variable: "FTCAPI_TLS_KEY", help: "PEM private key" },
+  trustProxy: {
+    flag: "--trust-proxy",
+    variable: "FTCAPI_TRUST_PROXY",
+    help: "trust X-Forwarded-Proto/-For/-Host from a proxy",
+  },
+  baseUrl: {
+    flag: "--base-url <url>",
+    variable: "FTCAPI_BASE_URL",
+    help: "public address used in links (default: the request's own)",
+  },
+  demo: {
+    flag: "--demo",
+    variable: "FTCAPI_DEMO",
+    help: "on first run, load the deterministic demo dataset",
+  },
+  logLevel: {
+    flag: "--log-level <level>",
+    variable: "FTCAPI_LOG_LEVEL",
+    defaultText: "info",
+    help: "fatal, error, warn, info, debug, silent",
+  },
+  workers: {
+    flag: "--workers <n>",
+    variable: "FTCAPI_WORKERS",
+    defaultText: "1",
+    help: "worker processes sharing the ports",
+  },
+  rateLimitPerHour: {
+    flag: "--rate-limit-per-hour <n>",
+    variable: "FTCAPI_RATE_LIMIT_PER_HOUR",
+    defaultText: "1000",
+    help: "hourly limit of keys without their own",
+  },
+  rateLimitWindowSeconds: {
+    flag: "--rate-limit-window-seconds <n>",
+    variable: "FTCAPI_RATE_LIMIT_WINDOW_SECONDS",
+    defaultText: "3600",
+    help: "rolling window of key limits; limits then count per window, for testing clients",
+  },
+  disableRateLimits: {
+    flag: "--disable-rate-limits",
+    variable: "FTCAPI_DISABLE_RATE_LIMITS",
+    help: "do not limit API requests",
+  },
+  demoLimitPerHour: {
+    flag: "--demo-limit-per-hour <n>",
+    variable: "FTCAPI_DEMO_LIMIT_PER_HOUR",
+    defaultText: "30",
+    help: "DEMO_KEY requests an hour per address",
+  },
+  demoLimitPerDay: {
+    flag: "--demo-limit-per-day <n>",
+    variable: "FTCAPI_DEMO_LIMIT_PER_DAY",
+    defaultText: "50",
+    help: "DEMO_KEY requests a day per address",
+  },
+  signupLimitPerHour: {
+    flag: "--signup-limit-per-hour <n>",
+    variable: "FTCAPI_SIGNUP_LIMIT_PER_HOUR",
+    defaultText: "5",
+    help: "keys one address may sign up for an hour",
+  },
+  statementTimeoutMs: {
+    flag: "--statement-timeout-ms <n>",
+    variable: "FTCAPI_STATEMENT_TIMEOUT_MS",
+    defaultText: String(DEFAULT_STATEMENT_TIMEOUT_MS),
+    help: "budget of each statement a request makes; past it the request gets 503",
+  },
+  keySecret: {
+    flag: "--key-secret <secret>",
+    variable: "FTCAPI_KEY_SECRET",
+    help: "HMAC secret for key hashes (default: made on first run, kept in the database)",
+  },
+} as const satisfies Record<keyof RawServeOptions, ServeOption>;
+
+/** The help text of an option: what it does, its variable and its default. */
+export function optionHelp(option: ServeOption): string {
+  const fallback = option.defaultText === undefined ? "" : ` (default: ${option.defaultText})`;
+  return `${option.help} [env ${option.variable}]${fallback}`;
+}
+
+/** The `--db` option every command takes, as `serve` describes it. */
+export const DB_OPTION = [SERVE_OPTIONS.db.flag, optionHelp(SERVE_OPTIONS.db)] as const;
+
+/** `--name` from flags, else its variable, else the table's default. */
+function raw(
+  flags: RawServeOptions,
+  env: Environment,
+  name: Exclude<keyof RawServeOptions, "trustProxy" | "demo" | "disableRateLimits">,
+): string | undefined {
+  const option: ServeOption = SERVE_OPTIONS[name];
+  return flags[name] ?? env[option.variable] ?? option.defaultText;
+}
+
 export function serveConfig(flags: RawServeOptions, env: Environment = process.env): ServeConfig {
   const tlsCert = flags.tlsCert ?? env.FTCAPI_TLS_CERT;
   const tlsKey = flags.tlsKey ?? env.FTCAPI_TLS_KEY;
@@ -112,51 +250,31 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
   return Object.freeze({
     ...database,
     dbReadUrl,
-    host: flags.host ?? env.FTCAPI_HOST ?? "0.0.0.0",
-    port: port("--port", flags.port ?? env.FTCAPI_PORT ?? "8443"),
-    httpPort: port("--http-port", flags.httpPort ?? env.FTCAPI_HTTP_PORT ?? "8080"),
+    host: raw(flags, env, "host") as string,
+    port: port("--port", raw(flags, env, "port") as string),
+    httpPort: port("--http-port", raw(flags, env, "httpPort") as string),
     tlsCert,
     tlsKey,
     trustProxy: flags.trustProxy ?? booleanVariable("FTCAPI_TRUST_PROXY", env.FTCAPI_TRUST_PROXY),
     baseUrl: baseUrl?.replace(/\/+$/, ""),
     demo: flags.demo ?? booleanVariable("FTCAPI_DEMO", env.FTCAPI_DEMO),
-    logLevel: flags.logLevel ?? env.FTCAPI_LOG_LEVEL ?? "info",
+    logLevel: raw(flags, env, "logLevel") as string,
     keySecret: keySecretConfig(flags, env),
-    workers: count("--workers", flags.workers ?? env.FTCAPI_WORKERS ?? "1", 1),
-    rateLimitPerHour: count(
-      "--rate-limit-per-hour",
-      flags.rateLimitPerHour ?? env.FTCAPI_RATE_LIMIT_PER_HOUR ?? "1000",
-      1,
-    ),
+    workers: count("--workers", raw(flags, env, "workers") as string, 1),
+    rateLimitPerHour: count("--rate-limit-per-hour", raw(flags, env, "rateLimitPerHour") as string, 1),
     rateLimitWindowSeconds: count(
       "--rate-limit-window-seconds",
-      flags.rateLimitWindowSeconds ?? env.FTCAPI_RATE_LIMIT_WINDOW_SECONDS ?? "3600",
+      raw(flags, env, "rateLimitWindowSeconds") as string,
       1,
     ),
     rateLimits: !(
       flags.disableRateLimits ?? booleanVariable("FTCAPI_DISABLE_RATE_LIMITS", env.FTCAPI_DISABLE_RATE_LIMITS)
     ),
-    demoLimitPerHour: count(
-      "--demo-limit-per-hour",
-      flags.demoLimitPerHour ?? env.FTCAPI_DEMO_LIMIT_PER_HOUR ?? "30",
-      1,
-    ),
-    demoLimitPerDay: count(
-      "--demo-limit-per-day",
-      flags.demoLimitPerDay ?? env.FTCAPI_DEMO_LIMIT_PER_DAY ?? "50",
-      1,
-    ),
-    signupLimitPerHour: count(
-      "--signup-limit-per-hour",
-      flags.signupLimitPerHour ?? env.FTCAPI_SIGNUP_LIMIT_PER_HOUR ?? "5",
-      1,
-    ),
+    demoLimitPerHour: count("--demo-limit-per-hour", raw(flags, env, "demoLimitPerHour") as string, 1),
+    demoLimitPerDay: count("--demo-limit-per-day", raw(flags, env, "demoLimitPerDay") as string, 1),
+    signupLimitPerHour: count("--signup-limit-per-hour", raw(flags, env, "signupLimitPerHour") as string, 1),
     // At least 100 ms: below that, ordinary queries on a busy server would be cancelled.
-    statementTimeoutMs: count(
-      "--statement-timeout-ms",
-      flags.statementTimeoutMs ?? env.FTCAPI_STATEMENT_TIMEOUT_MS ?? String(DEFAULT_STATEMENT_TIMEOUT_MS),
-      100,
-    ),
+    statementTimeoutMs: count("--statement-timeout-ms", raw(flags, env, "statementTimeoutMs") as string, 100),
   });
 }
 

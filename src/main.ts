@@ -13,12 +13,12 @@ import { createLogger } from "./http/create-logger.js";
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
-import { type Database, openDatabase } from "./store/database.js";
+import type { Database } from "./store/database.js";
 import { FreshnessStore } from "./store/freshness-store.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
 import { NoticeStore } from "./store/notice-store.js";
-import { createRateLimitStore } from "./store/rate-limit-store.js";
+import { openDatabase } from "./store/open-database.js";
 import { SettingsStore } from "./store/settings-store.js";
 
 export interface RunningServer {
@@ -165,7 +165,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
 
     let httpsServer: HttpsServer | undefined;
     const freshness = new CollectionFreshness([complaints, notices], new FreshnessStore(readDatabase));
-    const rateLimiter = new RateLimiter(createRateLimitStore(database), {
+    const rateLimiter = new RateLimiter(database.rateLimitStore(), {
       defaultLimitPerHour: config.rateLimitPerHour,
       keyWindowSeconds: config.rateLimitWindowSeconds,
       demoLimitPerHour: config.demoLimitPerHour,

@@ -1,17 +1,13 @@
 import { Command, InvalidArgumentError, Option } from "commander";
-import { databaseConfig } from "../config.js";
+import { DB_OPTION, databaseConfig } from "../config.js";
 import { COMPLAINTS, NOTICES } from "../domain/collections.js";
-import {
-  ImportFileError,
-  type ImportProgress,
-  importComplaintFile,
-  type RejectedRow,
-} from "../ingest/complaint-importer.js";
+import { importComplaintFile } from "../ingest/complaint-importer.js";
+import { ImportFileError, type ImportProgress, type RejectedRow } from "../ingest/import-file.js";
 import { importNoticeFile } from "../ingest/notice-importer.js";
 import { ComplaintStore } from "../store/complaint-store.js";
-import { openDatabase } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
+import { openDatabase } from "../store/open-database.js";
 import { importProgress, PLAIN_LINE_SECONDS, peakMemoryMegabytes } from "./import-progress.js";
 
 /** `ftcapi import ...`: load the FTC's published files. */
@@ -108,7 +104,7 @@ function withImportOptions(command: Command, unit: "row" | "record"): Command {
         "print the process's peak resident memory at the end (tests, benchmarks)",
       ).hideHelp(),
     )
-    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
+    .option(...DB_OPTION)
     .option("--strict", `refuse a file at its first unreadable ${unit} (nothing of that file is written)`)
     .option("--quiet", "print only the summary and errors")
     .option(

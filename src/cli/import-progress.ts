@@ -1,5 +1,5 @@
 import { SingleBar } from "cli-progress";
-import type { ImportProgress } from "../ingest/complaint-importer.js";
+import type { ImportProgress } from "../ingest/import-file.js";
 
 /** Reports an import's progress as it goes; `stop` ends the report (before the file's summary). */
 export interface ProgressReporter {

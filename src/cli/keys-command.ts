@@ -1,14 +1,13 @@
 import { Command, InvalidArgumentError } from "commander";
 import { createKey, KEY_PREFIX_LENGTH, loadKeySecret } from "../access/api-keys.js";
-import { databaseConfig, keySecretConfig } from "../config.js";
+import { DB_OPTION, databaseConfig, keySecretConfig } from "../config.js";
 import { unprintableCharacter } from "../domain/signup-form.js";
 import { nowSeconds, SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
-import { type Database, openDatabase } from "../store/database.js";
+import type { Database } from "../store/database.js";
 import { type ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { migrate } from "../store/migrate.js";
+import { openDatabase } from "../store/open-database.js";
 import { SettingsStore } from "../store/settings-store.js";
-
-const DB_OPTION = ["--db <path>", "SQLite database file [env FTCAPI_DB] (default: data/ftcapi.db)"] as const;
 
 /** `ftcapi keys ...`: the key lifecycle, for operators. */
 export function keysCommand(): Command {

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Command } from "commander";
-import { type MirrorConfig, mirrorConfig, type RawMirrorOptions } from "../config.js";
+import { DB_OPTION, type MirrorConfig, mirrorConfig, type RawMirrorOptions } from "../config.js";
 import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import { dayOf, parseDate } from "../domain/date-time.js";
 import { formatTimestamp } from "../domain/notice.js";
@@ -11,10 +11,11 @@ import { type FollowedCollection, nextRunAt } from "../ingest/next-run-at.js";
 import { mirrorNotices } from "../ingest/notice-mirror.js";
 import { StoreNoticeSink } from "../ingest/notice-store-sink.js";
 import { UpstreamClient } from "../ingest/upstream-client.js";
-import { type Database, openDatabase } from "../store/database.js";
+import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
+import { openDatabase } from "../store/open-database.js";
 
 /** `ftcapi mirror`: copy collections from an FTC-compatible API, once or on the publication schedule. */
 export function mirrorCommand(): Command {
@@ -29,7 +30,7 @@ export function mirrorCommand(): Command {
     .option("--api-key <key>", "a key for the upstream [env FTCAPI_UPSTREAM_API_KEY]")
     .option("--collection <name>", "dnc, notices or all (default: all)")
     .option("--since <date>", "on a first run, copy records created from this day, YYYY-MM-DD (default: all)")
-    .option("--db <path>", "SQLite file or postgres:// URL [env FTCAPI_DB] (default: data/ftcapi.db)")
+    .option(...DB_OPTION)
     .option(
       "--follow",
       "keep running: mirror again after each scheduled publication (complaints: business days, about noon New York time; notices: daily)",

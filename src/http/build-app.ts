@@ -11,6 +11,7 @@ import { ApiError } from "../domain/api-error.js";
 import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import { errorBody } from "../domain/error-body.js";
 import type { Signup } from "../domain/signup-form.js";
+import { SECONDS_PER_DAY } from "../domain/time.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import type { NoticeStore } from "../store/notice-store.js";
 import { type CollectionFreshness, registerLastModified } from "./collection-freshness.js";
@@ -93,7 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     methods: READ_METHODS,
     allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match", "If-Modified-Since"],
     exposedHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
-    maxAge: 86_400,
+    maxAge: SECONDS_PER_DAY,
   });
   registerErrorHandler(app);
   registerGatewayHooks(app, {

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
 import { parseSignup, SIGNUP_FIELDS, type Signup } from "../domain/signup-form.js";
+import { SECONDS_PER_HOUR } from "../domain/time.js";
 import { limitHeaders } from "./gateway-hooks.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { signupDonePage, signupFormPage, signupLimitedPage } from "./signup-page.js";
@@ -77,7 +78,11 @@ export async function registerSignupRoutes(app: FastifyInstance, options: Signup
               }),
             );
         }
-        const decision = await options.limiter.checkSubject(`signup:${req.ip}`, options.signupsPerHour, 3600);
+        const decision = await options.limiter.checkSubject(
+          `signup:${req.ip}`,
+          options.signupsPerHour,
+          SECONDS_PER_HOUR,
+        );
         reply.headers(limitHeaders(decision));
         if (!decision.allowed) return refuseOverLimit(reply, wantsJson, decision.resetSeconds);
         const key = await options.issueKey(signup);

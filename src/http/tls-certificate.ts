@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { generate } from "selfsigned";
+import { MILLISECONDS_PER_DAY, MILLISECONDS_PER_MINUTE } from "../domain/time.js";
 
 export interface TlsFiles {
   cert: string;
@@ -28,8 +29,8 @@ export async function loadOrCreateCertificate(directory: string): Promise<TlsFil
       created: false,
     };
   }
-  const notBeforeDate = new Date(Date.now() - 60_000);
-  const notAfterDate = new Date(notBeforeDate.getTime() + 10 * 365 * 86_400_000);
+  const notBeforeDate = new Date(Date.now() - MILLISECONDS_PER_MINUTE);
+  const notAfterDate = new Date(notBeforeDate.getTime() + 10 * 365 * MILLISECONDS_PER_DAY);
   const pems = await generate([{ name: "commonName", value: "localhost" }], {
     keyType: "ec",
     curve: "P-256",

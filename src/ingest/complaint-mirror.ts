@@ -3,7 +3,7 @@ import { COMPLAINT_ID_PATTERN, type Complaint } from "../domain/complaint.js";
 import { dayOf, formatDate, formatDateTime, parseDateTime } from "../domain/date-time.js";
 import { nowSeconds, SECONDS_PER_DAY } from "../domain/time.js";
 import { ComplaintStore } from "../store/complaint-store.js";
-import { type ComplaintWriter, createComplaintWriter } from "../store/complaint-writer.js";
+import type { ComplaintWriter } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import type { UpstreamClient } from "./upstream-client.js";
@@ -94,7 +94,7 @@ export async function mirrorComplaints(
     `mirroring ${upstream}${COMPLAINTS.path}: created ${formatDate(firstDay * SECONDS_PER_DAY)} to ${formatDate(newestDay * SECONDS_PER_DAY)}`,
   );
 
-  const writer = createComplaintWriter(database);
+  const writer = database.complaintWriter();
   try {
     for (let day = firstDay; day <= newestDay; day++) {
       await copyDay(

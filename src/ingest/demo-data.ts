@@ -1,6 +1,6 @@
 import type { Complaint } from "../domain/complaint.js";
 import { nowSeconds } from "../domain/time.js";
-import { createComplaintWriter, type WriteResult } from "../store/complaint-writer.js";
+import type { WriteResult } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";
 import { type NoticeWriteResult, writeNotices } from "../store/notice-writer.js";
 import { generateComplaintRows, startOfTodaySeconds } from "./complaint-generator.js";
@@ -14,7 +14,7 @@ export const DEMO_COMPLAINTS = { rows: 200_000, days: 30, seed: 1 } as const;
 
 /** Loads the deterministic demo dataset, in one transaction. */
 export async function loadDemoData(database: Database): Promise<WriteResult> {
-  const writer = createComplaintWriter(database);
+  const writer = database.complaintWriter();
   try {
     await writer.begin();
     let batch: Complaint[] = [];

@@ -3,19 +3,44 @@ import { open, stat } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 
-/** An import file opened for streaming: its text, and how far into the file on disk reading is. */
+/** An import file opened for reading: its bytes, and how far into the file on disk reading is. */
 export interface ImportSource {
-  /** The file's bytes, decompressed when it is gzip-compressed. */
-  readonly text: Readable;
+  /**
+   * The file's bytes, decompressed when it is gzip-compressed; read once. A chunk is valid only
+   * until the next is asked for (a plain file is read into one buffer, reused): copy what must
+   * outlive it. Ending the iteration, however it ends, releases the file.
+   */
+  readonly chunks: AsyncGenerator<Buffer>;
   /** Size of the file on disk (the compressed size for gzip). */
   readonly totalBytes: number;
   /** Bytes of the file on disk read so far (against `totalBytes`, for progress). */
   bytesRead(): number;
-  /** Stops reading and releases the file. */
-  close(): void;
 }
 
+/** Bytes read at a time, into one buffer reused for the whole file. */
+const READ_BYTES = 64 * 1024;
+
 const GZIP_MAGIC = [0x1f, 0x8b];
+
+/**
+ * Opens a file for import, decompressing it on the way when it is gzip-compressed: told from its
+ * first bytes, so `x.csv.gz` and a compressed file named otherwise both work, and a plain file
+ * named `.gz` is read as it is. Fails with the file system's error when the file cannot be opened;
+ * errors of reading or decompression surface from `chunks`.
+ */
+export async function openImportSource(file: string): Promise<ImportSource> {
+  const totalBytes = (await stat(file)).size;
+  const gzip = await isGzip(file);
+  let bytesRead = 0;
+  const onRead = (bytes: number) => {
+    bytesRead += bytes;
+  };
+  return {
+    chunks: gzip ? gunzipped(file, onRead) : fileChunks(file, onRead),
+    totalBytes,
+    bytesRead: () => bytesRead,
+  };
+}
 
 /** True when the file starts as gzip does, whatever its name. */
 async function isGzip(file: string): Promise<boolean> {
@@ -29,33 +54,37 @@ async function isGzip(file: string): Promise<boolean> {
 }
 
 /**
- * Opens a file for streaming, decompressing it on the way when it is gzip-compressed (told from its
- * first bytes, so `x.csv.gz` and a compressed file named otherwise both work). Errors of the file
- * or of decompression surface on `text`.
+ * A file's bytes, read into one buffer: each chunk yielded is a view of it, valid until the next
+ * is asked for. Where a stream allocates a buffer for every read, which the garbage collector
+ * frees only when the memory they hold outside the heap adds up (about 64 MB), this holds 64 KiB.
  */
-export async function openImportSource(file: string): Promise<ImportSource> {
-  const totalBytes = (await stat(file)).size;
-  const gzip = await isGzip(file);
-  const raw = createReadStream(file);
-  let bytesRead = 0;
-  raw.on("data", (chunk) => {
-    bytesRead += chunk.length;
-  });
-  let text: Readable = raw;
-  if (gzip) {
-    const gunzip = createGunzip();
-    raw.on("error", (err) => gunzip.destroy(err));
-    text = raw.pipe(gunzip);
+async function* fileChunks(file: string, onRead: (bytes: number) => void): AsyncGenerator<Buffer> {
+  const handle = await open(file);
+  try {
+    const buffer = Buffer.allocUnsafeSlow(READ_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, READ_BYTES, null);
+      if (bytesRead === 0) return;
+      onRead(bytesRead);
+      yield buffer.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
   }
-  return {
-    text,
-    totalBytes,
-    bytesRead: () => bytesRead,
-    close() {
-      raw.destroy();
-      if (text !== raw) text.destroy();
-    },
-  };
+}
+
+/** A gzip-compressed file's bytes, decompressed as they are read; `onRead` counts compressed bytes. */
+async function* gunzipped(file: string, onRead: (bytes: number) => void): AsyncGenerator<Buffer> {
+  const raw = createReadStream(file, { highWaterMark: READ_BYTES });
+  raw.on("data", (chunk) => onRead(chunk.length));
+  const text: Readable = raw.pipe(createGunzip({ chunkSize: READ_BYTES }));
+  raw.on("error", (err) => text.destroy(err));
+  try {
+    for await (const chunk of text) yield chunk as Buffer;
+  } finally {
+    raw.destroy();
+    text.destroy();
+  }
 }
 
 /**
@@ -63,19 +92,19 @@ export async function openImportSource(file: string): Promise<ImportSource> {
  * tell its format before anything is written.
  */
 export async function peekImportText(file: string, limitBytes = 4096): Promise<Buffer> {
-  const source = await openImportSource(file);
-  const chunks: Buffer[] = [];
+  const { chunks } = await openImportSource(file);
+  const kept: Buffer[] = [];
   let length = 0;
   try {
-    for await (const chunk of source.text as AsyncIterable<Buffer>) {
-      chunks.push(chunk);
+    for await (const chunk of chunks) {
+      kept.push(Buffer.from(chunk));
       length += chunk.length;
       if (length >= limitBytes) break;
     }
   } finally {
-    source.close();
+    await chunks.return(undefined);
   }
-  return Buffer.concat(chunks).subarray(0, limitBytes);
+  return Buffer.concat(kept).subarray(0, limitBytes);
 }
 
 /**
@@ -84,20 +113,17 @@ export async function peekImportText(file: string, limitBytes = 4096): Promise<B
  */
 export async function readImportText(file: string, maxBytes: number, tooLarge: () => Error): Promise<string> {
   const source = await openImportSource(file);
-  if (source.totalBytes > maxBytes) {
-    source.close();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
+  if (source.totalBytes > maxBytes) throw tooLarge();
+  const kept: Buffer[] = [];
   let length = 0;
   try {
-    for await (const chunk of source.text as AsyncIterable<Buffer>) {
+    for await (const chunk of source.chunks) {
       length += chunk.length;
       if (length > maxBytes) throw tooLarge();
-      chunks.push(chunk);
+      kept.push(Buffer.from(chunk));
     }
   } finally {
-    source.close();
+    await source.chunks.return(undefined);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(kept).toString("utf8");
 }

@@ -1,6 +1,6 @@
 import type { Complaint } from "../domain/complaint.js";
 import type { ComplaintQuery } from "../domain/complaint-query.js";
-import { SECONDS_PER_DAY } from "../domain/date-time.js";
+import { SECONDS_PER_DAY } from "../domain/time.js";
 
 /**
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
@@ -100,8 +100,6 @@ export function dimensionFor(query: ComplaintQuery): Dimension | null {
   if (query.robocall !== undefined) return { name: "robocall", value: query.robocall, column: "created_at" };
   return { name: "all", value: "", column: "created_at" };
 }
-
-export const SECONDS_PER_HOUR = 3600;
 
 /**
  * The dimensions with many complaints a day, which `complaint_hour_counts` also counts per hour,

@@ -1,8 +1,5 @@
 import type { Complaint } from "../domain/complaint.js";
-import type { CommitOptions } from "./collection-commit.js";
-import type { Database } from "./database.js";
-import { PostgresComplaintWriter } from "./postgres-complaint-writer.js";
-import { SqliteComplaintWriter } from "./sqlite-complaint-writer.js";
+import type { CommitOptions } from "./commit-options.js";
 
 export { RepeatedIdError } from "./repeated-id-error.js";
 
@@ -39,10 +36,4 @@ export interface ComplaintWriter {
   rollback(): Promise<void>;
   /** Releases the writer's connection. */
   close(): Promise<void>;
-}
-
-export function createComplaintWriter(database: Database): ComplaintWriter {
-  return database.dialect === "sqlite"
-    ? new SqliteComplaintWriter(database)
-    : new PostgresComplaintWriter(database);
 }

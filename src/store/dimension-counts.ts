@@ -1,6 +1,6 @@
-import { SECONDS_PER_DAY } from "../domain/date-time.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
-import { type Dimension, isHourly, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
+import { type Dimension, isHourly } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
 import { VersionedLru } from "./versioned-lru.js";
 

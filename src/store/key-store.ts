@@ -1,7 +1,6 @@
 import type { Selectable } from "kysely";
 import type { Database } from "./database.js";
 import type { ApiKeyTable } from "./schema.js";
-import { writeWithoutWaiting } from "./write-without-waiting.js";
 
 export type KeyStatus = "active" | "disabled";
 
@@ -38,10 +37,9 @@ export interface HourlyUsage {
 export class KeyStore {
   constructor(private readonly database: Database) {}
 
-  /** Inserts a key; on SQLite it never blocks the event loop while an import holds the write lock (see `writeWithoutWaiting`). */
+  /** Inserts a key; on SQLite it never blocks the event loop while an import holds the write lock (see `Database.writeWithoutWaiting`). */
   async insert(key: NewApiKey): Promise<ApiKeyRecord> {
-    const inserted = await writeWithoutWaiting(
-      this.database,
+    const inserted = await this.database.writeWithoutWaiting(
       this.database.db.insertInto("api_keys").values(toRow(key)).returning("id"),
     );
     if (inserted === undefined) throw new Error("the key insert returned no id");

@@ -9,6 +9,7 @@ import { noticeSearch } from "./migrations/006-notice-search.js";
 import { rateLeaseFunction } from "./migrations/007-rate-lease-function.js";
 import { collectionVersion } from "./migrations/008-collection-version.js";
 import { dropUnused } from "./migrations/009-drop-unused.js";
+import { dropNoticeVersion } from "./migrations/010-drop-notice-version.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["007-rate-lease-function", rateLeaseFunction],
   ["008-collection-version", collectionVersion],
   ["009-drop-unused", dropUnused],
+  ["010-drop-notice-version", dropNoticeVersion],
 ];
 
 /** The migrations for the database's dialect, by name. */

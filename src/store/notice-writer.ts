@@ -1,7 +1,8 @@
 import { type Kysely, sql } from "kysely";
 import { NOTICES } from "../domain/collections.js";
 import { type Notice, noticeContentDigest } from "../domain/notice.js";
-import { type CommitOptions, commitStatements, noteCommitted } from "./collection-commit.js";
+import { commitStatements, noteCommitted } from "./collection-commit.js";
+import type { CommitOptions } from "./commit-options.js";
 import { type Database, WRITE_CACHE_KIB } from "./database.js";
 import type { NoticeTable, NoticeValueTable, Schema } from "./schema.js";
 

@@ -93,15 +93,6 @@ export interface NoticeValueTable {
 }
 
 /**
- * One row: a number that every change to `notices` or `notice_values` increases (triggers, in the
- * changing transaction), so a total counted at one version holds while the version is the same.
- */
-export interface NoticeVersionTable {
-  id: number;
-  version: number | string;
-}
-
-/**
  * When a collection's content last changed (seconds), and a number its writers increase in the same
  * transaction as they set `updated_at` (0 by default).
  */
@@ -133,7 +124,15 @@ export interface Schema {
   settings: SettingTable;
   notices: NoticeTable;
   notice_values: NoticeValueTable;
-  notice_version: NoticeVersionTable;
   collection_updates: CollectionUpdateTable;
   mirror_state: MirrorStateTable;
+}
+
+/**
+ * What is written on every counted request: rate-limit buckets and per-key hourly usage. On
+ * PostgreSQL these tables are in the database; on SQLite they are in the counter file.
+ */
+export interface CounterSchema {
+  rate_buckets: RateBucketTable;
+  key_usage: KeyUsageTable;
 }

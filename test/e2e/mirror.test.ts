@@ -10,10 +10,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
 import { isBusinessDay, localDayNumber, zonedInstant } from "../../src/domain/publication-calendar.js";
-import { openDatabase } from "../../src/store/database.js";
-import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
+import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
+import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
+import { openDatabase } from "../../src/store/open-database.js";
+import { REPO_ROOT, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
+import { createTestKey, importFiles } from "../support/seed.js";
 import { localServeFlags, type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory, startTestServer } from "../support/test-server.js";
 
@@ -144,6 +147,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
   let sourceDb: string;
   let sourceSnapshot: Snapshot;
   let key: string;
+  let readerKey: string;
   let certFile: string;
   let noticesCsv: string;
 
@@ -151,38 +155,16 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     const directory = await makeTempDirectory();
     sourceDb = join(directory, "source.db");
     const csv = join(directory, "source.csv");
-    const generated = await runCli([
-      "generate",
-      "dnc",
-      "--rows",
-      String(ROWS),
-      "--days",
-      String(DAYS),
-      "--end",
-      "2024-03-01",
-      "--seed",
-      "11",
-      "--out",
-      csv,
-    ]);
-    assert.equal(generated.code, 0, generated.stderr);
-    const imported = await runCli(["import", "dnc", "--quiet", "--db", sourceDb, csv]);
-    assert.equal(imported.code, 0, imported.stderr);
     noticesCsv = join(directory, "notices.csv");
-    const generatedNotices = await runCli([
-      "generate",
-      "notices",
-      "--rows",
-      String(NOTICES),
-      "--seed",
-      "5",
-      "--out",
-      noticesCsv,
-    ]);
-    assert.equal(generatedNotices.code, 0, generatedNotices.stderr);
-    const importedNotices = await runCli(["import", "notices", "--quiet", "--db", sourceDb, noticesCsv]);
-    assert.equal(importedNotices.code, 0, importedNotices.stderr);
-    key = await createKeyWithCli(sourceDb, "mirror@example.com", "--limit-per-hour", String(LIMIT));
+    await writeComplaintCsv(
+      { rows: ROWS, days: DAYS, seed: 11, endSeconds: Date.UTC(2024, 2, 1) / 1000 },
+      csv,
+    );
+    await writeNoticeCsv({ rows: NOTICES, seed: 5 }, noticesCsv);
+    await importFiles(sourceDb, { complaints: [csv], notices: [noticesCsv] });
+    key = await createTestKey(sourceDb, { email: "mirror@example.com", limitPerHour: LIMIT });
+    // The test's own reads of the source: the mirror's key is kept spent by holdLimit (below).
+    readerKey = await createTestKey(sourceDb, { email: "reader@example.com" });
     source = await startServeProcess(
       localServeFlags(sourceDb, "--rate-limit-window-seconds", String(WINDOW_SECONDS)),
     );
@@ -243,12 +225,15 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
       assertSameCopy(await snapshot(db), sourceSnapshot);
       // The copy answers as the source does: the same meta.count, the same first page.
       const path = "/v0/hsr-early-termination-notices?sort=-date&page[limit]=5";
+      // Not with the mirror's key: the run (and holdLimit) left its 5-second window spent, so the
+      // same key could be answered 429 here.
       const sourceAnswer = await fetchRaw(`${source.httpsUrl}${path}`, {
-        headers: { "X-Api-Key": key },
+        headers: { "X-Api-Key": readerKey },
         ca: await readFile(certFile, "utf8"),
       });
+      assert.equal(sourceAnswer.status, 200, sourceAnswer.body);
       assert.equal(sourceAnswer.json().meta.count, NOTICES);
-      const copyKey = await createKeyWithCli(db, "copy@example.com");
+      const copyKey = await createTestKey(db, { email: "copy@example.com" });
       const copy = await startTestServer({ db });
       try {
         const copyAnswer = await copy.get(path, { "X-Api-Key": copyKey });

@@ -7,7 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { loadOrCreateCertificate } from "../../src/http/tls-certificate.js";
 import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
-import { freshDatabase } from "../support/dialects.js";
+import { freshDatabase, unlessDialect } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
 import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
@@ -24,7 +24,9 @@ function freePort(): Promise<number> {
   });
 }
 
-describe("nginx in front of two ftcapi replicas on PostgreSQL (docs/nginx/ftcapi.conf)", () => {
+describe("nginx in front of two ftcapi replicas on PostgreSQL (docs/nginx/ftcapi.conf)", {
+  skip: unlessDialect("postgres"),
+}, () => {
   const available = spawnSync(NGINX, ["-v"]).status === 0;
   let nginx: ChildProcess | undefined;
   const replicas: ServeProcess[] = [];

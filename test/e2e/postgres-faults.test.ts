@@ -11,6 +11,7 @@ import { DEFAULT_STATEMENT_TIMEOUT_MS } from "../../src/config.js";
 import { loadOrCreateCertificate } from "../../src/http/tls-certificate.js";
 import { POSTGRES_REPLY_MARGIN_MS } from "../../src/store/database.js";
 import { createKeyWithCli, runCli } from "../support/cli.js";
+import { unlessDialect } from "../support/dialects.js";
 import { type Cluster, startThrowawayCluster } from "../support/postgres.js";
 import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
@@ -84,7 +85,7 @@ function thaw(pids: readonly number[]): void {
  */
 const HUNG_ANSWER_BOUND_MS = 2 * (DEFAULT_STATEMENT_TIMEOUT_MS + POSTGRES_REPLY_MARGIN_MS);
 
-describe("PostgreSQL faults (a cluster of this test's own)", () => {
+describe("PostgreSQL faults (a cluster of this test's own)", { skip: unlessDialect("postgres") }, () => {
   let cluster: Cluster;
   let db: string;
   let key: string;

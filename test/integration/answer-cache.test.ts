@@ -3,8 +3,9 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createKeyWithCli, runCli } from "../support/cli.js";
+import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { createTestKey, importFiles } from "../support/seed.js";
 import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
 
 const HEADER =
@@ -28,9 +29,8 @@ for (const dialect of DIALECTS) {
       db = await freshDatabase(dialect);
       const file = join(directory, "first.csv");
       await writeFile(file, `${[HEADER, ...FIRST].join("\r\n")}\r\n`);
-      const imported = await runCli(["import", "dnc", "--db", db, file]);
-      assert.equal(imported.code, 0, imported.stderr);
-      key = await createKeyWithCli(db, "etag@example.com", "--limit-per-hour", "100");
+      await importFiles(db, { complaints: [file] });
+      key = await createTestKey(db, { email: "etag@example.com", limitPerHour: 100 });
       server = await startTestServer({ db });
     });
     after(() => server?.stop());

@@ -3,10 +3,12 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { RateLimiter } from "../../src/access/rate-limiter.js";
-import { openDatabase, POSTGRES_REPLY_MARGIN_MS, type PostgresDatabase } from "../../src/store/database.js";
+import { POSTGRES_REPLY_MARGIN_MS, type PostgresDatabase } from "../../src/store/database.js";
 import type { ApiKeyRecord } from "../../src/store/key-store.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import type { RateLimitStore } from "../../src/store/rate-limit-store.js";
 import { isDatabaseUnavailable } from "../../src/store/unavailable.js";
+import { unlessDialect } from "../support/dialects.js";
 import { createTestDatabase } from "../support/postgres.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
@@ -28,7 +30,9 @@ async function backendPid(database: PostgresDatabase): Promise<number> {
   return rows[0]!.pid;
 }
 
-describe("PostgreSQL statement budget (OpenOptions.statementTimeoutMs)", () => {
+describe("PostgreSQL statement budget (OpenOptions.statementTimeoutMs)", {
+  skip: unlessDialect("postgres"),
+}, () => {
   let url: string;
   const opened: PostgresDatabase[] = [];
   const open = (statementTimeoutMs?: number) => {

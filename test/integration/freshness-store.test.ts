@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { type Database, openDatabase } from "../../src/store/database.js";
+import type { Database } from "../../src/store/database.js";
 import { FreshnessStore } from "../../src/store/freshness-store.js";
 import { migrate } from "../../src/store/migrate.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 
 for (const dialect of DIALECTS) {

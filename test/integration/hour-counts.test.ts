@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { openDatabase } from "../../src/store/database.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory } from "../support/test-server.js";

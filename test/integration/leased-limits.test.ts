@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createKeyWithCli, runCli } from "../support/cli.js";
+import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { eventually } from "../support/eventually.js";
 import type { TestResponse } from "../support/https-client.js";
+import { createTestKey } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const PATH = "/v0/status";
@@ -77,7 +78,7 @@ for (const dialect of DIALECTS) {
 
     it("one server admits exactly L of many concurrent requests, each with its own X-RateLimit-Remaining", async () => {
       const limit = 25;
-      const key = await createKeyWithCli(db, "exact@example.com", "--limit-per-hour", String(limit));
+      const key = await createTestKey(db, { email: "exact@example.com", limitPerHour: limit });
       const answers = await burst([one], key, 70, 16);
       assert.equal(statusCount(answers, 200), limit);
       assert.equal(statusCount(answers, 429), 70 - limit);
@@ -98,7 +99,7 @@ for (const dialect of DIALECTS) {
 
     it("one server, sequentially: L answers with Remaining L-1 .. 0, then 429", async () => {
       const limit = 70;
-      const key = await createKeyWithCli(db, "sequential@example.com", "--limit-per-hour", String(limit));
+      const key = await createTestKey(db, { email: "sequential@example.com", limitPerHour: limit });
       for (let index = 0; index < limit; index++) {
         const res = await one.get(PATH, { "X-Api-Key": key });
         assert.equal(res.status, 200, `request ${index}`);
@@ -109,7 +110,7 @@ for (const dialect of DIALECTS) {
 
     it("two servers on one database never admit more than L together, and all L once leases are handed back", async () => {
       const limit = 60;
-      const key = await createKeyWithCli(db, "shared@example.com", "--limit-per-hour", String(limit));
+      const key = await createTestKey(db, { email: "shared@example.com", limitPerHour: limit });
       const answers = await burst([one, two], key, 200, 20);
       const admitted = statusCount(answers, 200);
       assert.ok(admitted <= limit, `${admitted} admitted with a limit of ${limit}`);
@@ -122,7 +123,7 @@ for (const dialect of DIALECTS) {
 
     it("hits one server leased and did not use are handed back after a second idle, for the other to use", async () => {
       const limit = 40;
-      const key = await createKeyWithCli(db, "idle@example.com", "--limit-per-hour", String(limit));
+      const key = await createTestKey(db, { email: "idle@example.com", limitPerHour: limit });
       assert.equal((await one.get(PATH, { "X-Api-Key": key })).status, 200);
       // `one` leased more than the one hit it used; `two` gets the rest, early or after the hand-back.
       const admitted = await drain(two, key, 1, limit);
@@ -131,7 +132,7 @@ for (const dialect of DIALECTS) {
 
     it("hits are handed back when a server stops", async () => {
       const limit = 40;
-      const key = await createKeyWithCli(db, "stop@example.com", "--limit-per-hour", String(limit));
+      const key = await createTestKey(db, { email: "stop@example.com", limitPerHour: limit });
       const third = await startTestServer({ db });
       const first = await third.get(PATH, { "X-Api-Key": key });
       assert.equal(first.headers["x-ratelimit-remaining"], String(limit - 1));
@@ -146,7 +147,7 @@ for (const dialect of DIALECTS) {
     });
 
     it("an unlimited key's requests are all recorded as usage: within seconds, and in full when the server stops", async () => {
-      const key = await createKeyWithCli(db, "unlimited@example.com", "--unlimited");
+      const key = await createTestKey(db, { email: "unlimited@example.com", limitPerHour: "unlimited" });
       const server = await startTestServer({ db });
       try {
         for (let index = 0; index < 7; index++) {

@@ -3,8 +3,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Migrator, sql } from "kysely";
-import { type Database, openDatabase } from "../../src/store/database.js";
+import type { Database } from "../../src/store/database.js";
 import { migrate, migrationsFor } from "../../src/store/migrate.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import { REPO_ROOT } from "../support/cli.js";
 import { DIALECTS, type Dialect, freshDatabase } from "../support/dialects.js";
 
@@ -23,6 +24,7 @@ const MIGRATION_NAMES = [
   "007-rate-lease-function",
   "008-collection-version",
   "009-drop-unused",
+  "010-drop-notice-version",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -70,7 +72,6 @@ const POSTGRES_SCHEMA = [
   `table key_usage (key_id integer not null, hour bigint not null, count integer not null)`,
   `table mirror_state (upstream text not null, collection text not null, complete_through_day integer null, cursor text null, checked_at bigint null)`,
   `table notice_values (notice_id text not null collate C, field text not null, position integer not null, value text not null collate C)`,
-  `table notice_version (id integer not null, version bigint not null)`,
   `table notices (id text not null collate C, revision integer not null, title text not null collate C, transaction_number text not null collate C, acquiring_party text null collate C, acquired_party text null collate C, date text null collate C, created_at bigint not null, updated_at bigint not null, content_digest text not null)`,
   `table rate_buckets (subject text not null, bucket bigint not null, count integer not null)`,
   `table settings (name text not null, value text not null)`,
@@ -83,8 +84,6 @@ const POSTGRES_SCHEMA = [
   `constraint key_usage.key_usage_pk: PRIMARY KEY (key_id, hour)`,
   `constraint mirror_state.mirror_state_pk: PRIMARY KEY (upstream, collection)`,
   `constraint notice_values.notice_values_pk: PRIMARY KEY (notice_id, field, "position")`,
-  `constraint notice_version.notice_version_id_check: CHECK ((id = 1))`,
-  `constraint notice_version.notice_version_pkey: PRIMARY KEY (id)`,
   `constraint notices.notices_pkey: PRIMARY KEY (id)`,
   `constraint rate_buckets.rate_buckets_pk: PRIMARY KEY (subject, bucket)`,
   `constraint settings.settings_pkey: PRIMARY KEY (name)`,
@@ -107,7 +106,6 @@ const POSTGRES_SCHEMA = [
   `index notice_values_field_value: CREATE INDEX notice_values_field_value ON public.notice_values USING btree (field, value)`,
   `index notice_values_pk: CREATE UNIQUE INDEX notice_values_pk ON public.notice_values USING btree (notice_id, field, "position")`,
   `index notice_values_value_trigrams: CREATE INDEX notice_values_value_trigrams ON public.notice_values USING gin (lower(value) gin_trgm_ops)`,
-  `index notice_version_pkey: CREATE UNIQUE INDEX notice_version_pkey ON public.notice_version USING btree (id)`,
   `index notices_acquired_party_order: CREATE INDEX notices_acquired_party_order ON public.notices USING btree (((acquired_party IS NULL)), lower(acquired_party), id)`,
   `index notices_acquired_party_trigrams: CREATE INDEX notices_acquired_party_trigrams ON public.notices USING gin (lower(acquired_party) gin_trgm_ops)`,
   `index notices_acquiring_party_order: CREATE INDEX notices_acquiring_party_order ON public.notices USING btree (((acquiring_party IS NULL)), lower(acquiring_party), id)`,
@@ -124,10 +122,7 @@ const POSTGRES_SCHEMA = [
   `index notices_updated: CREATE INDEX notices_updated ON public.notices USING btree (updated_at, id)`,
   `index rate_buckets_pk: CREATE UNIQUE INDEX rate_buckets_pk ON public.rate_buckets USING btree (subject, bucket)`,
   `index settings_pkey: CREATE UNIQUE INDEX settings_pkey ON public.settings USING btree (name)`,
-  `function ftcapi_notice_version_bump() body md5 218c0e976e87eb37dc105df86305a27a`,
   `function ftcapi_rate_lease(subjects text[], limits bigint[], window_seconds bigint[], buckets bigint[], max_hits bigint, room_share double precision, returned_subjects text[], returned_buckets bigint[], returned_hits bigint[]) body md5 1e03939feb9e107f7f08dbe4afc89edd`,
-  `trigger notice_values_version: CREATE TRIGGER notice_values_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.notice_values FOR EACH STATEMENT EXECUTE FUNCTION ftcapi_notice_version_bump()`,
-  `trigger notices_version: CREATE TRIGGER notices_version AFTER INSERT OR DELETE OR UPDATE OR TRUNCATE ON public.notices FOR EACH STATEMENT EXECUTE FUNCTION ftcapi_notice_version_bump()`,
   `sequence api_keys_id_seq`,
   `extension pg_trgm`,
   `extension plpgsql`,

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { parse } from "csv-parse/sync";
 import fc from "fast-check";
-import { createKeyWithCli, runCli } from "../support/cli.js";
+import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
-import { fetchRaw } from "../support/https-client.js";
+import { createTestKey, importFiles } from "../support/seed.js";
 import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
 
 const PATH = "/v0/hsr-early-termination-notices";
@@ -308,27 +308,20 @@ for (const dialect of DIALECTS) {
       const generated = join(directory, "generated.csv");
       const fixture = join(directory, "fixture.json");
       await writeFile(fixture, JSON.stringify(FIXTURE, null, 2));
-      const generate = await runCli([
-        "generate",
-        "notices",
-        "--rows",
-        "240",
-        "--seed",
-        "11",
-        "--out",
-        generated,
-      ]);
-      assert.equal(generate.code, 0, generate.stderr);
-      const imported = await runCli(["import", "notices", "--db", db, generated, fixture]);
-      assert.equal(imported.code, 0, imported.stderr);
-      assert.match(imported.stdout, /245 notices, 245 added/);
+      await writeNoticeCsv({ rows: 240, seed: 11 }, generated);
+      const imported = await importFiles(db, { notices: [generated, fixture] });
+      assert.deepEqual(
+        imported.notices.map((result) => [result.rows, result.added]),
+        [
+          [240, 240],
+          [5, 5],
+        ],
+      );
       notices = [...(await knownFromCsv(generated)), ...knownFromFixture()];
       byTransaction = new Map(notices.map((notice) => [notice["transaction-number"], notice]));
       assert.equal(byTransaction.size, notices.length, "transaction numbers identify the test's notices");
       // Unlimited: the suite sends far more than an hour's default allowance.
-      const created = await runCli(["keys", "create", "--db", db, "--email", "t@example.com", "--unlimited"]);
-      assert.equal(created.code, 0, created.stderr);
-      key = created.stdout.trim().split("\n").pop()!;
+      key = await createTestKey(db, { email: "t@example.com", limitPerHour: "unlimited" });
       server = await startTestServer({ db });
       // The generated notices' ids are the server's to derive; learn them once through the API.
       for (const record of await walk(`${PATH}?page[limit]=50`)) {
@@ -1023,88 +1016,6 @@ for (const dialect of DIALECTS) {
         }),
         { numRuns: 400, seed: 42 },
       );
-    });
-
-    describe("the gateway in front of the notices", () => {
-      const ENDPOINTS = [PATH, `${PATH}/0254a428-d492-4d98-8bc6-e704bad804b7`];
-      for (const path of ENDPOINTS) {
-        it(`${path}: HTTPS first, then a missing, invalid or disabled key`, async () => {
-          const plain = await fetchRaw(`${server.httpUrl}${path}?api_key=${key}`);
-          assert.equal(plain.status, 400);
-          assert.equal(plain.json().error.code, "HTTPS_REQUIRED");
-          assert.ok(!plain.body.includes(key));
-          for (const res of [await server.get(path), await server.get(`${path}?api_key=`)]) {
-            assert.equal(res.status, 403);
-            assert.match(String(res.headers["content-type"]), /^application\/json/);
-            assert.equal(res.json().error.code, "API_KEY_MISSING");
-          }
-          const invalid = await server.get(path, { "X-Api-Key": `${key}x` });
-          assert.equal(invalid.status, 403);
-          assert.equal(invalid.json().error.code, "API_KEY_INVALID");
-        });
-
-        it(`${path}: writes are 405`, async () => {
-          for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
-            const res = await server.get(path, { "X-Api-Key": key }, method);
-            assert.equal(res.status, 405);
-            assert.equal(res.json().error.code, "METHOD_NOT_ALLOWED");
-          }
-        });
-      }
-
-      it("a disabled key is 403 API_KEY_DISABLED; a key over its limit is 429 with Retry-After", async () => {
-        const disabled = await createKeyWithCli(db, "disabled@example.com");
-        assert.equal((await runCli(["keys", "disable", disabled.slice(0, 6), "--db", db])).code, 0);
-        const limitedResult = await runCli([
-          "keys",
-          "create",
-          "--db",
-          db,
-          "--email",
-          "l@example.com",
-          "--limit-per-hour",
-          "2",
-        ]);
-        const limited = limitedResult.stdout.trim().split("\n").pop()!;
-        const other = await startTestServer({ db });
-        try {
-          for (const path of ENDPOINTS) {
-            const res = await other.get(path, { "X-Api-Key": disabled });
-            assert.equal(res.status, 403);
-            assert.equal(res.json().error.code, "API_KEY_DISABLED");
-          }
-          const statuses = [];
-          for (const path of [...ENDPOINTS, PATH]) {
-            const res = await other.get(path, { "X-Api-Key": limited });
-            statuses.push(res.status);
-            if (res.status === 429) {
-              assert.equal(res.json().error.code, "OVER_RATE_LIMIT");
-              assert.ok(Number(res.headers["retry-after"]) > 0);
-            } else {
-              assert.equal(res.headers["x-ratelimit-limit"], "2");
-            }
-          }
-          assert.deepEqual(statuses, [200, 200, 429]);
-        } finally {
-          await other.stop();
-        }
-      });
-
-      it("unknown paths below the collection are 404 NOT_FOUND; undecodable ones 400 BAD_REQUEST", async () => {
-        const res = await get(`${PATH}/0254a428-d492-4d98-8bc6-e704bad804b7/feeds_item/extra`);
-        assert.equal(res.status, 404);
-        assert.equal(res.json().error.code, "NOT_FOUND");
-        for (const path of [`${PATH}/%`, `${PATH}/%E0%A4%A`]) {
-          const bad = await get(path);
-          assert.equal(bad.status, 400);
-          assert.match(String(bad.headers["content-type"]), /^application\/json/);
-          assert.equal(
-            bad.json().error.code,
-            "BAD_REQUEST",
-            "a path that cannot be decoded, in the catalog's body",
-          );
-        }
-      });
     });
   });
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createKeyWithCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
+import { createTestKey } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 interface Parameter {
@@ -25,7 +25,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const db = await freshDatabase(dialect);
-      key = await createKeyWithCli(db);
+      key = await createTestKey(db);
       server = await startTestServer({ db });
       const res = await server.get("/openapi.json");
       assert.equal(res.status, 200, res.body);

@@ -6,7 +6,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { eventually } from "../support/eventually.js";
-import { fetchRaw } from "../support/https-client.js";
+import { createTestKey } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 async function createKey(db: string, ...flags: string[]): Promise<string> {
@@ -15,12 +15,8 @@ async function createKey(db: string, ...flags: string[]): Promise<string> {
   return result.stdout.trim().split("\n").at(-1)!;
 }
 
-const ENDPOINTS = [
-  "/v0/dnc-complaints?items_per_page=1",
-  "/v0/dnc-complaints/0123456789abcdef0123456789abcdef",
-  "/v0/status",
-];
-
+// A key's hourly limit on each keyed route (the headers, 429 with Retry-After, refused requests not
+// counted, HTTPS and the key before the limit) is part of the shared gateway-contract.test.ts.
 for (const dialect of DIALECTS) {
   describe(`rate limits (${dialect})`, () => {
     let db: string;
@@ -31,35 +27,6 @@ for (const dialect of DIALECTS) {
       server = await startTestServer({ db, trustProxy: true });
     });
     after(() => server?.stop());
-
-    for (const path of ENDPOINTS) {
-      it(`${path}: a key's hourly limit, with headers, 429 and Retry-After, refused requests not counted`, async () => {
-        const key = await createKey(db, "--limit-per-hour", "5");
-        for (let index = 0; index < 5; index++) {
-          const res = await server.get(path, { "X-Api-Key": key });
-          assert.notEqual(res.status, 429);
-          assert.equal(res.headers["x-ratelimit-limit"], "5");
-          assert.equal(res.headers["x-ratelimit-remaining"], String(4 - index));
-          const reset = Number(res.headers["x-ratelimit-reset"]);
-          assert.ok(reset > 0 && reset <= 3600, `reset ${reset}`);
-        }
-        for (let index = 0; index < 3; index++) {
-          const res = await server.get(path, { "X-Api-Key": key });
-          assert.equal(res.status, 429);
-          assert.deepEqual(Object.keys(res.json()), ["error"]);
-          assert.equal(res.json().error.code, "OVER_RATE_LIMIT");
-          assert.match(res.json().error.message, /exceeded your rate limit/);
-          assert.equal(res.headers["x-ratelimit-remaining"], "0");
-          const retryAfter = Number(res.headers["retry-after"]);
-          assert.ok(retryAfter > 0 && retryAfter <= 3600);
-        }
-        // Usage is written in batches, at least every second.
-        await eventually(async () => {
-          const usage = await runCli(["keys", "usage", key.slice(0, 6), "--db", db]);
-          assert.match(usage.stdout, /^5 requests by /m, "refused requests are not counted");
-        });
-      });
-    }
 
     it("DEMO_KEY is limited per client address: 30 an hour", async () => {
       const from = (address: string) =>
@@ -115,17 +82,17 @@ for (const dialect of DIALECTS) {
     });
 
     it("an unlimited key is never refused; the default applies to keys without their own", async () => {
-      const unlimited = await createKey(db, "--unlimited");
+      const unlimited = await createTestKey(db, { email: "limits@example.com", limitPerHour: "unlimited" });
       const res = await server.get("/v0/dnc-complaints", { "X-Api-Key": unlimited });
       assert.equal(res.status, 200);
       assert.equal(res.headers["x-ratelimit-limit"], undefined);
-      const ordinary = await createKey(db);
+      const ordinary = await createTestKey(db, { email: "limits@example.com" });
       const limited = await server.get("/v0/dnc-complaints", { "X-Api-Key": ordinary });
       assert.equal(limited.headers["x-ratelimit-limit"], "1000");
     });
 
     it("a limit changed with the CLI applies to a running server within seconds", async () => {
-      const key = await createKey(db);
+      const key = await createTestKey(db, { email: "limits@example.com" });
       assert.equal(
         (await server.get("/v0/dnc-complaints", { "X-Api-Key": key })).headers["x-ratelimit-limit"],
         "1000",
@@ -156,7 +123,7 @@ for (const dialect of DIALECTS) {
     it("--rate-limit-window-seconds counts keys' limits over a shorter rolling window", async () => {
       const short = await startTestServer({ db, rateLimitWindowSeconds: "30" });
       try {
-        const key = await createKey(db, "--limit-per-hour", "2");
+        const key = await createTestKey(db, { email: "limits@example.com", limitPerHour: 2 });
         for (let index = 0; index < 2; index++) {
           assert.equal((await short.get("/v0/status", { "X-Api-Key": key })).status, 200);
         }
@@ -169,16 +136,6 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it("HTTPS and the key are checked before the limit", async () => {
-      const key = await createKey(db, "--limit-per-hour", "1");
-      assert.equal((await server.get("/v0/dnc-complaints", { "X-Api-Key": key })).status, 200);
-      const plain = await fetchRaw(`${server.httpUrl}/v0/dnc-complaints`, { headers: { "X-Api-Key": key } });
-      assert.equal(plain.status, 400);
-      const invalid = await server.get("/v0/dnc-complaints", { "X-Api-Key": "not-a-key" });
-      assert.equal(invalid.status, 403);
-      assert.equal(invalid.headers["x-ratelimit-limit"], undefined);
-    });
-
     it("keys list shows prefixes only, with status and limit", async () => {
       const list = await runCli(["keys", "list", "--db", db]);
       assert.equal(list.code, 0, list.stderr);
@@ -189,8 +146,8 @@ for (const dialect of DIALECTS) {
     });
 
     it("keys list shows when a key was last used; keys delete removes the key and its usage", async () => {
-      const used = await createKey(db);
-      const unused = await createKey(db);
+      const used = await createTestKey(db, { email: "limits@example.com" });
+      const unused = await createTestKey(db, { email: "limits@example.com" });
       for (let index = 0; index < 3; index++) {
         assert.equal((await server.get("/v0/status", { "X-Api-Key": used })).status, 200);
       }

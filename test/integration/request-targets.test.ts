@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createKeyWithCli, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import type { TestResponse } from "../support/https-client.js";
 import { rawRequest } from "../support/raw-request.js";
+import { createTestKey } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const NOTICE_ID = "0123abcd-0000-4000-8000-000000000000";
@@ -59,10 +59,8 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const db = await freshDatabase(dialect);
-      key = await createKeyWithCli(db);
-      disabled = await createKeyWithCli(db, "disabled@example.com");
-      const result = await runCli(["keys", "disable", disabled.slice(0, 6), "--db", db]);
-      assert.equal(result.code, 0, result.stderr);
+      key = await createTestKey(db);
+      disabled = await createTestKey(db, { email: "disabled@example.com" }, { disabled: true });
       server = await startTestServer({ db, demoLimitPerHour: "1" });
       // DEMO_KEY spends its one request of the hour.
       assert.equal((await server.get("/v0/status", { "X-Api-Key": "DEMO_KEY" })).status, 200);

@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createKey, loadKeySecret } from "../../src/access/api-keys.js";
-import { openDatabase } from "../../src/store/database.js";
 import { KeyStore } from "../../src/store/key-store.js";
 import { migrate } from "../../src/store/migrate.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import { SettingsStore } from "../../src/store/settings-store.js";
-import { createKeyWithCli, runCli } from "../support/cli.js";
+import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw, type TestResponse } from "../support/https-client.js";
+import { createTestKey } from "../support/seed.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
 const VALID = {
@@ -44,7 +45,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       const db = await freshDatabase(dialect);
       server = await startTestServer({ db, trustProxy: true });
-      key = await createKeyWithCli(db);
+      key = await createTestKey(db);
     });
     after(() => server?.stop());
 

@@ -1,18 +1,20 @@
 import type BetterSqlite3 from "better-sqlite3";
-import { COMPLAINTS } from "../domain/collections.js";
-import type { Complaint } from "../domain/complaint.js";
-import { matchKey } from "../domain/complaint.js";
-import { type CommitOptions, commitStatements, noteCommitted } from "./collection-commit.js";
-import { DimensionTally, HOURLY_DIMENSIONS, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
+import { COMPLAINTS } from "../../domain/collections.js";
+import type { Complaint } from "../../domain/complaint.js";
+import { matchKey } from "../../domain/complaint.js";
+import { SECONDS_PER_HOUR } from "../../domain/time.js";
+import { commitStatements, noteCommitted } from "../collection-commit.js";
+import type { CommitOptions } from "../commit-options.js";
+import { DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
 import {
   createIdIndexStatement,
   createSecondaryIndexStatements,
   dropIdIndexStatement,
   dropSecondaryIndexStatements,
-} from "./complaint-indexes.js";
-import type { BeginOptions, ComplaintWriter, WriteResult } from "./complaint-writer.js";
-import { type SqliteDatabase, WRITE_CACHE_KIB } from "./database.js";
-import { RepeatedIdError } from "./repeated-id-error.js";
+} from "../complaint-indexes.js";
+import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-writer.js";
+import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
+import { RepeatedIdError } from "../repeated-id-error.js";
 
 /** Distinct (dimension, value, day) counts held before they are written out. */
 const MAX_PENDING_COUNTS = 50_000;

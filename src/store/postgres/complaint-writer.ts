@@ -3,14 +3,16 @@ import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { COMPLAINTS } from "../domain/collections.js";
-import type { Complaint } from "../domain/complaint.js";
-import { matchKey } from "../domain/complaint.js";
-import { type CommitOptions, commitStatements, noteCommitted } from "./collection-commit.js";
-import { HOURLY_DIMENSIONS, SECONDS_PER_HOUR } from "./complaint-dimensions.js";
-import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "./complaint-indexes.js";
-import type { ComplaintWriter, WriteResult } from "./complaint-writer.js";
-import type { PostgresDatabase } from "./database.js";
+import { COMPLAINTS } from "../../domain/collections.js";
+import type { Complaint } from "../../domain/complaint.js";
+import { matchKey } from "../../domain/complaint.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
+import { commitStatements, noteCommitted } from "../collection-commit.js";
+import type { CommitOptions } from "../commit-options.js";
+import { HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
+import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "../complaint-indexes.js";
+import type { ComplaintWriter, WriteResult } from "../complaint-writer.js";
+import type { PostgresDatabase } from "../database.js";
 
 const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
@@ -88,7 +90,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     const client = this.client;
     if (!client) throw new Error("commit() outside begin()");
     await this.endCopy();
-    const day = (column: string) => `floor(${column} / 86400.0)::integer`;
+    const day = (column: string) => `floor(${column} / ${SECONDS_PER_DAY}.0)::integer`;
     const hour = (column: string) => `floor(${column} / ${SECONDS_PER_HOUR}.0)::integer`;
     const result = await client.query<{ added: number; total: number }>(
       `with added as (

@@ -1,15 +1,7 @@
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
-import type { KeyUsageTable, RateBucketTable } from "./schema.js";
-
-/**
- * What is written on every counted request: rate-limit buckets and per-key hourly usage. On
- * PostgreSQL these tables are in the database; on SQLite they are in the counter file.
- */
-export interface CounterSchema {
-  rate_buckets: RateBucketTable;
-  key_usage: KeyUsageTable;
-}
+import type { CounterFile } from "../database.js";
+import type { CounterSchema } from "../schema.js";
 
 /**
  * The suffix of the SQLite counter file: `data/ftcapi.db` keeps its counters in
@@ -21,14 +13,6 @@ export const COUNTER_FILE_SUFFIX = "-counters";
 /** The counter file beside a SQLite database file. */
 export function counterFileOf(databaseFile: string): string {
   return `${databaseFile}${COUNTER_FILE_SUFFIX}`;
-}
-
-/** An open counter file: the driver for the rate limiter's prepared statements, Kysely for the rest. */
-export interface CounterFile {
-  readonly file: string;
-  readonly sqlite: BetterSqlite3.Database;
-  readonly db: Kysely<CounterSchema>;
-  close(): Promise<void>;
 }
 
 /**

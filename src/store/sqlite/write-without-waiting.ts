@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Compilable } from "kysely";
-import type { Database } from "./database.js";
+import type { SqliteDatabase } from "../database.js";
 
 /** How long a write that can wait keeps trying while another process holds SQLite's write lock. */
 export const WRITE_WAIT_MS = 5000;
@@ -10,15 +10,13 @@ export const WRITE_WAIT_MS = 5000;
  * connection is synchronous: with its `busy_timeout` a write that meets an import's write lock
  * would freeze every request of the process for up to that timeout. Here each attempt runs with
  * no busy wait at all, and the waiting between attempts is a timer, so other requests go on; after
- * `waitMs` the SQLITE_BUSY error is thrown (answered as 503 with Retry-After). On PostgreSQL,
- * whose driver never blocks the loop, the query simply runs.
+ * `waitMs` the SQLITE_BUSY error is thrown (answered as 503 with Retry-After).
  */
 export async function writeWithoutWaiting<Row>(
-  database: Database,
+  database: SqliteDatabase,
   query: Compilable<Row> & { execute(): Promise<Row[]> },
   waitMs = WRITE_WAIT_MS,
 ): Promise<Row | undefined> {
-  if (database.dialect !== "sqlite") return (await query.execute())[0];
   const { sql, parameters } = query.compile();
   const statement = database.sqlite.prepare(sql);
   const deadline = Date.now() + waitMs;

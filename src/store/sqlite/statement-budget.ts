@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import type BetterSqlite3 from "better-sqlite3";
 
 /** The loadable extension `npm run build` compiles from native/statement-budget.c. */
-const EXTENSION = fileURLToPath(new URL("../../native/build/statement-budget.so", import.meta.url));
+const EXTENSION = fileURLToPath(new URL("../../../native/build/statement-budget.so", import.meta.url));
 
 /** A statement as Kysely's SQLite driver uses it. */
 export interface DriverStatement {

@@ -1,0 +1,95 @@
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from "kysely";
+import pg from "pg";
+import {
+  commitLedger,
+  type OpenOptions,
+  POSTGRES_REPLY_MARGIN_MS,
+  type PostgresDatabase,
+} from "../database.js";
+import type { CounterSchema, Schema } from "../schema.js";
+import { isDatabaseReady, isQueryReadTimeout } from "../unavailable.js";
+import { PostgresComplaintWriter } from "./complaint-writer.js";
+import { PostgresRateLimitStore } from "./rate-limit-store.js";
+
+// Counts, sums and times are 64-bit in PostgreSQL; every value ftcapi keeps fits a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, (text) => Number(text));
+
+/** Opens a PostgreSQL database as the store (see `openDatabase`). */
+export function openPostgres(url: string, options: OpenOptions): PostgresDatabase {
+  const budget = options.statementTimeoutMs;
+  // Fail fast when the server is away: a request should get 503 within a second, not hang. The
+  // same timeout bounds the wait for a free connection when every one is busy.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 1000,
+    idleTimeoutMillis: 30_000,
+    // An idle connection to a host that vanished (no FIN, no RST) is found dead by TCP keep-alive
+    // and dropped by the pool, instead of by the first request that tries it. A frozen server's
+    // kernel still answers the probes: there, query_timeout is what bounds a request.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    // Sent at connection start, so it covers every statement on the connection, including lock
+    // waits (the rate limiter's advisory lock) and the statements of `pool.query`.
+    ...(budget === undefined
+      ? {}
+      : { statement_timeout: budget, query_timeout: budget + POSTGRES_REPLY_MARGIN_MS }),
+  });
+  // A dropped connection must not crash the process; the next query reports the failure.
+  pool.on("error", () => {});
+  const db = new Kysely<Schema>({ dialect: new PostgresDialect({ pool: droppingTimedOut(pool) }) });
+  const shown = new URL(url);
+  shown.password = "";
+  const database: PostgresDatabase = {
+    db,
+    dialect: "postgres",
+    pool,
+    ...commitLedger(),
+    location: shown.toString(),
+    // The counter tables are plain tables of the database (migration 001).
+    counterDb: () => db as unknown as Kysely<CounterSchema>,
+    ready: () => isDatabaseReady(() => sql`select 1`.execute(db)),
+    async close() {
+      await db.destroy();
+      // Kysely ends the pool only if it ran a query; one used only through `pool` is ended here.
+      if (!pool.ending) await pool.end();
+    },
+    writeWithoutWaiting: async (query) => (await query.execute())[0],
+    complaintWriter: () => new PostgresComplaintWriter(database),
+    rateLimitStore: () => new PostgresRateLimitStore(database),
+  };
+  return database;
+}
+
+/**
+ * The pool as Kysely takes it, ending instead of reusing a connection on which a query timed out
+ * on the client side. pg rejects such a query ("Query read timeout") but leaves it outstanding on
+ * the connection: a later query there would queue behind an answer that may never come, or read
+ * the stale one. `pool.query` releases a connection with the query's error, which makes the pool
+ * end it (pg's `end()` destroys the socket of a connection with a query outstanding); Kysely
+ * releases without one, so the error is handed to `release` here.
+ */
+function droppingTimedOut(pool: pg.Pool): PostgresPool {
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let timedOut: Error | undefined;
+      const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
+        try {
+          return await client.query(text, [...parameters]);
+        } catch (err) {
+          if (isQueryReadTimeout(err)) timedOut = err as Error;
+          throw err;
+        }
+      };
+      // Only the (text, parameters) form: no cursor is configured on the dialect, so Kysely never
+      // passes one (the other overload).
+      return {
+        query: query as unknown as PostgresPoolClient["query"],
+        release: () => client.release(timedOut),
+      };
+    },
+    end: () => pool.end(),
+  };
+}

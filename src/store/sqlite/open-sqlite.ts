@@ -1,0 +1,84 @@
+import { mkdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
+import { type CounterFile, commitLedger, type OpenOptions, type SqliteDatabase } from "../database.js";
+import type { Schema } from "../schema.js";
+import { isDatabaseReady } from "../unavailable.js";
+import { SqliteComplaintWriter } from "./complaint-writer.js";
+import { counterFileOf, openCounterFile } from "./counter-file.js";
+import { SqliteRateLimitStore } from "./rate-limit-store.js";
+import { type DriverStatement, StatementBudget } from "./statement-budget.js";
+import { writeWithoutWaiting } from "./write-without-waiting.js";
+
+/** Opens a SQLite file as the store (see `openDatabase`). */
+export function openSqlite(location: string, options: OpenOptions): SqliteDatabase {
+  const file = resolve(location);
+  mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("busy_timeout = 10000");
+  sqlite.pragma("cache_size = -65536");
+  sqlite.pragma("temp_store = MEMORY");
+  const budget = options.statementTimeoutMs === undefined ? undefined : StatementBudget.load(sqlite);
+  budget?.set(options.statementTimeoutMs ?? 0);
+  const db = new Kysely<Schema>({
+    dialect: new SqliteDialect({ database: withStatementCache(sqlite, budget) }),
+  });
+  let counterFile: CounterFile | undefined;
+  const counters = () => {
+    counterFile ??= openCounterFile(counterFileOf(file), sqlite);
+    return counterFile;
+  };
+  const dataVersion = sqlite.prepare("pragma data_version").pluck();
+  const database: SqliteDatabase = {
+    db,
+    dialect: "sqlite",
+    sqlite,
+    dataVersion: () => Number(dataVersion.get()),
+    hasStatementBudget: budget !== undefined,
+    ...commitLedger(),
+    location: file,
+    counters,
+    counterDb: () => counters().db,
+    ready: () =>
+      isDatabaseReady(async () => {
+        await sql`select 1`.execute(db);
+        if (counterFile) await sql`select 1`.execute(counterFile.db);
+      }),
+    async close() {
+      await counterFile?.close();
+      await db.destroy();
+    },
+    writeWithoutWaiting: (query) => writeWithoutWaiting(database, query),
+    complaintWriter: () => new SqliteComplaintWriter(database),
+    rateLimitStore: () => new SqliteRateLimitStore(database),
+  };
+  return database;
+}
+
+/**
+ * The driver as Kysely sees it, with prepared statements kept by their SQL: Kysely prepares every
+ * query anew, which costs more than running most of ftcapi's (a few hundred distinct texts).
+ */
+function withStatementCache(sqlite: BetterSqlite3.Database, budget: StatementBudget | undefined) {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const cached = (text: string): BetterSqlite3.Statement => {
+    const known = statements.get(text);
+    if (known && !known.busy) return known;
+    const statement = sqlite.prepare(text);
+    if (statements.size >= 2000) statements.clear();
+    statements.set(text, statement);
+    return statement;
+  };
+  return {
+    prepare(text: string): DriverStatement {
+      const statement = cached(text);
+      return budget ? budget.wrap(statement) : (statement as unknown as DriverStatement);
+    },
+    close(): void {
+      sqlite.close();
+    },
+  };
+}

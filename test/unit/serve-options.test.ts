@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
+import { SERVE_OPTIONS, type ServeOption, serveConfig } from "../../src/config.js";
+import { REPO_ROOT } from "../support/cli.js";
+
+/** The README's `ftcapi serve` table: the rows between its heading and the next heading. */
+function readmeServeRows(): string[] {
+  const readme = readFileSync(`${REPO_ROOT}README.md`, "utf8");
+  const section = readme.slice(readme.indexOf("### `ftcapi serve`"));
+  return section
+    .slice(0, section.indexOf("\n#", 5))
+    .split("\n")
+    .filter((line) => line.startsWith("| `--"));
+}
+
+describe("serve options are said once (SERVE_OPTIONS)", () => {
+  it("the README's table names every option with its variable and default", () => {
+    const rows = readmeServeRows();
+    for (const option of Object.values(SERVE_OPTIONS) as ServeOption[]) {
+      const name = option.flag.split(" ")[0]!;
+      const named = new RegExp(`[\\s\`,]${name}[\\s\`]`);
+      const row = rows.find((line) => named.test(line.split(" | ")[0]!));
+      assert.ok(row, `README has no row for ${name}`);
+      const suffix = option.variable.replace(/^FTCAPI_DEMO_LIMIT_PER_/, "..._PER_");
+      assert.ok(
+        row.includes(option.variable) || row.includes(suffix),
+        `${name}: ${option.variable} missing in ${row}`,
+      );
+      if (option.defaultText !== undefined)
+        assert.ok(
+          row.includes(`\`${option.defaultText}\``),
+          `${name}: default ${option.defaultText} missing in ${row}`,
+        );
+    }
+  });
+
+  it("serveConfig's defaults are the table's", () => {
+    const config = serveConfig({}, {});
+    assert.equal(config.db, SERVE_OPTIONS.db.defaultText);
+    assert.equal(config.host, SERVE_OPTIONS.host.defaultText);
+    assert.equal(config.port, Number(SERVE_OPTIONS.port.defaultText));
+    assert.equal(config.httpPort, Number(SERVE_OPTIONS.httpPort.defaultText));
+    assert.equal(config.logLevel, SERVE_OPTIONS.logLevel.defaultText);
+    assert.equal(config.workers, Number(SERVE_OPTIONS.workers.defaultText));
+    assert.equal(config.rateLimitPerHour, Number(SERVE_OPTIONS.rateLimitPerHour.defaultText));
+    assert.equal(config.rateLimitWindowSeconds, Number(SERVE_OPTIONS.rateLimitWindowSeconds.defaultText));
+    assert.equal(config.demoLimitPerHour, Number(SERVE_OPTIONS.demoLimitPerHour.defaultText));
+    assert.equal(config.demoLimitPerDay, Number(SERVE_OPTIONS.demoLimitPerDay.defaultText));
+    assert.equal(config.signupLimitPerHour, Number(SERVE_OPTIONS.signupLimitPerHour.defaultText));
+    assert.equal(config.statementTimeoutMs, Number(SERVE_OPTIONS.statementTimeoutMs.defaultText));
+  });
+
+  it("a variable is read when no flag is given, and the flag wins", () => {
+    assert.equal(serveConfig({}, { FTCAPI_PORT: "9443" }).port, 9443);
+    assert.equal(serveConfig({ port: "7443" }, { FTCAPI_PORT: "9443" }).port, 7443);
+  });
+});
