@@ -9,15 +9,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
+import { COMPLAINT_PARAMETERS } from "../../src/domain/complaint-query.js";
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
-import { importComplaintFile } from "../../src/ingest/complaint-importer.js";
 import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
-import { importNoticeFile } from "../../src/ingest/notice-importer.js";
-import { migrate } from "../../src/store/migrate.js";
-import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli } from "../support/cli.js";
 import { DIALECTS, type Dialect, freshDatabase } from "../support/dialects.js";
 import { rawRequest } from "../support/raw-request.js";
+import { importFiles } from "../support/seed.js";
 import { localServeFlags, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
@@ -72,21 +70,7 @@ const HOSTILE = [
 ];
 
 const NAMES = [
-  "created_date",
-  "created_date_from",
-  "created_date_to",
-  "violation_date",
-  "violation_date_from",
-  "violation_date_to",
-  "state",
-  "city",
-  "area_code",
-  "is_robocall",
-  "company_phone_number",
-  "sort_by",
-  "sort_order",
-  "items_per_page",
-  "offset",
+  ...COMPLAINT_PARAMETERS,
   "sort",
   "filter[title]",
   "filter[date][value]",
@@ -177,14 +161,7 @@ async function seeded(dialect: Dialect): Promise<string> {
     complaints,
   );
   await writeNoticeCsv({ rows: 500, seed: 3 }, notices);
-  const database = openDatabase(db);
-  try {
-    await migrate(database);
-    await importComplaintFile(database, complaints);
-    await importNoticeFile(database, notices);
-  } finally {
-    await database.close();
-  }
+  await importFiles(db, { complaints: [complaints], notices: [notices] });
   return db;
 }
 

@@ -9,14 +9,11 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
-import { importComplaintFile } from "../../src/ingest/complaint-importer.js";
 import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
-import { importNoticeFile } from "../../src/ingest/notice-importer.js";
 import { VERSION_POLL_MS } from "../../src/store/collection-version.js";
-import { migrate } from "../../src/store/migrate.js";
-import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { importFiles } from "../support/seed.js";
 import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
 
 const DAY = Date.UTC(2024, 2, 21) / 1000;
@@ -29,25 +26,18 @@ for (const dialect of DIALECTS) {
     const servers: TestServer[] = [];
 
     /** Writes through the ingest layer on a connection of its own, as `ftcapi import` does. */
-    async function importFiles(seed: number): Promise<void> {
+    async function importRound(seed: number): Promise<void> {
       const complaints = join(directory, `complaints-${seed}.csv`);
       const notices = join(directory, `notices-${seed}.csv`);
       await writeComplaintCsv({ rows: 200, days: 3, seed, endSeconds: DAY + seed * 86_400 }, complaints);
       await writeNoticeCsv({ rows: 20 * seed, seed }, notices);
-      const database = openDatabase(db);
-      try {
-        await migrate(database);
-        await importComplaintFile(database, complaints);
-        await importNoticeFile(database, notices);
-      } finally {
-        await database.close();
-      }
+      await importFiles(db, { complaints: [complaints], notices: [notices] });
     }
 
     before(async () => {
       directory = await makeTempDirectory();
       db = await freshDatabase(dialect);
-      await importFiles(1);
+      await importRound(1);
       key = await createKeyWithCli(db, "visibility@example.com", "--unlimited");
       servers.push(await startTestServer({ db }), await startTestServer({ db }));
     });
@@ -80,7 +70,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(before[0], before[1]);
       // Last-Modified has one-second resolution: make the next commit's time visibly later.
       await sleep(1100);
-      await importFiles(2);
+      await importRound(2);
       const committedAt = performance.now();
       const boundMs = VERSION_POLL_MS[dialect];
       for (const server of servers) {
@@ -106,7 +96,7 @@ for (const dialect of DIALECTS) {
 
     it("/v0/status is exact at once, and its update time is the answers' Last-Modified", async () => {
       await sleep(1100);
-      await importFiles(3);
+      await importRound(3);
       for (const server of servers) {
         const status = await server.get("/v0/status", { "X-Api-Key": key });
         const [complaints, notices] = status.json().data;
