@@ -114,7 +114,7 @@ export interface MirrorStateTable {
 
 /**
  * The main database's tables. `rate_buckets` and `key_usage` are in `CounterSchema`
- * (src/store/counter-file.ts): reach them through `Database.counterDb()`.
+ * (src/store/sqlite/counter-file.ts): reach them through `Database.counterDb()`.
  */
 export interface Schema {
   complaints: ComplaintTable;

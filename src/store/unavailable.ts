@@ -7,7 +7,7 @@ const NETWORK_CODES = new Set([
   "ENOTFOUND",
   "EAI_AGAIN",
 ]);
-// SQLITE_INTERRUPT: a statement outran `serve`'s statement budget (store/sqlite-statement-budget.ts);
+// SQLITE_INTERRUPT: a statement outran `serve`'s statement budget (store/sqlite/statement-budget.ts);
 // as with PostgreSQL's 57014 below, the request cannot be fixed by the caller, and backing off helps.
 const SQLITE_CODES = new Set([
   "SQLITE_BUSY",

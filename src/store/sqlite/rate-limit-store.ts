@@ -16,7 +16,7 @@ import {
 
 /**
  * SQLite counters: one IMMEDIATE transaction per lease takes the write lock of the counter file
- * (`<database>-counters`, src/store/counter-file.ts), which serialises leases from every worker
+ * (`<database>-counters`, src/store/sqlite/counter-file.ts), which serialises leases from every worker
  * and process on the database. The counter file is not the main file, so a lease never waits for
  * an import, which holds the main file's write lock for a whole extract.
  */
