@@ -97,11 +97,7 @@ export async function mirrorComplaints(
   const writer = database.complaintWriter();
   try {
     for (let day = firstDay; day <= newestDay; day++) {
-      await copyDay(
-        { client, writer, freshness, upstream, result, log, signal: options.signal },
-        day,
-        newestDay,
-      );
+      await copyDay({ client, writer, upstream, result, log, signal: options.signal }, day, newestDay);
     }
   } finally {
     await writer.close();
@@ -115,7 +111,6 @@ export async function mirrorComplaints(
 interface DayCopy {
   client: UpstreamClient;
   writer: ComplaintWriter;
-  freshness: FreshnessStore;
   upstream: string;
   result: MirrorRunResult;
   log: (line: string) => void;

@@ -41,11 +41,6 @@ export class VersionedLru<Value> {
     }
   }
 
-  /** Entries kept, and their summed weight. */
-  get size(): { entries: number; weight: number } {
-    return { entries: this.entries.size, weight: this.weight };
-  }
-
   private adopt(version: number): void {
     if (version <= this.version) return;
     this.entries.clear();

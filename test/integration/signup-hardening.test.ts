@@ -9,15 +9,10 @@ import { runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw, type TestResponse } from "../support/https-client.js";
 import { createTestKey } from "../support/seed.js";
+import { VALID_SIGNUP } from "../support/signup-fields.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-const VALID = {
-  first_name: "Ada",
-  last_name: "Lovelace",
-  email: "ada@example.org",
-  use_description: "Call-blocking research",
-  terms_and_conditions: "true",
-};
+const VALID = VALID_SIGNUP;
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
 const ELSEWHERE = "https://attacker.example";

@@ -2,15 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
+import { VALID_SIGNUP } from "../support/signup-fields.js";
 import { startTestServer, type TestServer } from "../support/test-server.js";
 
-const VALID = {
-  first_name: "Ada",
-  last_name: "Lovelace",
-  email: "ada@example.org",
-  use_description: "Call-blocking research",
-  terms_and_conditions: "true",
-};
+const VALID = VALID_SIGNUP;
 
 for (const dialect of DIALECTS) {
   describe(`sign-up (${dialect})`, () => {

@@ -21,8 +21,10 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
   sqlite.pragma("busy_timeout = 10000");
   sqlite.pragma("cache_size = -65536");
   sqlite.pragma("temp_store = MEMORY");
-  const budget = options.statementTimeoutMs === undefined ? undefined : StatementBudget.load(sqlite);
-  budget?.set(options.statementTimeoutMs ?? 0);
+  const budget =
+    options.statementTimeoutMs === undefined
+      ? undefined
+      : StatementBudget.load(sqlite, options.statementTimeoutMs);
   const db = new Kysely<Schema>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite, budget) }),
   });
@@ -63,19 +65,17 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
  * query anew, which costs more than running most of ftcapi's (a few hundred distinct texts).
  */
 function withStatementCache(sqlite: BetterSqlite3.Database, budget: StatementBudget | undefined) {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  const cached = (text: string): BetterSqlite3.Statement => {
-    const known = statements.get(text);
-    if (known && !known.busy) return known;
-    const statement = sqlite.prepare(text);
-    if (statements.size >= 2000) statements.clear();
-    statements.set(text, statement);
-    return statement;
-  };
+  // Each statement is kept with its budgeted form, made once.
+  const statements = new Map<string, { statement: BetterSqlite3.Statement; driver: DriverStatement }>();
   return {
     prepare(text: string): DriverStatement {
-      const statement = cached(text);
-      return budget ? budget.wrap(statement) : (statement as unknown as DriverStatement);
+      const known = statements.get(text);
+      if (known && !known.statement.busy) return known.driver;
+      const statement = sqlite.prepare(text);
+      const driver = budget ? budget.wrap(statement) : (statement as unknown as DriverStatement);
+      if (statements.size >= 2000) statements.clear();
+      statements.set(text, { statement, driver });
+      return driver;
     },
     close(): void {
       sqlite.close();

@@ -20,26 +20,24 @@ export interface DriverStatement {
  * loop. Arming and disarming cost about a microsecond a statement.
  */
 export class StatementBudget {
-  private budgetMs = 0;
+  private constructor(
+    private readonly arm: BetterSqlite3.Statement,
+    private readonly budgetMs: number,
+  ) {}
 
-  private constructor(private readonly arm: BetterSqlite3.Statement) {}
-
-  /** Loads the extension into `sqlite`; undefined when it was not built (no C compiler at install). */
-  static load(sqlite: BetterSqlite3.Database): StatementBudget | undefined {
+  /**
+   * Loads the extension into `sqlite`, for statements of `budgetMs` at most; undefined when it was
+   * not built (no C compiler at install).
+   */
+  static load(sqlite: BetterSqlite3.Database, budgetMs: number): StatementBudget | undefined {
     if (!existsSync(EXTENSION)) return undefined;
     // SQLite derives the entry point, sqlite3_statementbudget_init, from the file's name.
     sqlite.loadExtension(EXTENSION);
-    return new StatementBudget(sqlite.prepare("select ftcapi_statement_budget(?)"));
+    return new StatementBudget(sqlite.prepare("select ftcapi_statement_budget(?)"), budgetMs);
   }
 
-  /** Budget of every statement from now on; 0 (the default) switches the budget off. */
-  set(budgetMs: number): void {
-    this.budgetMs = budgetMs;
-  }
-
-  /** The statement, with its `all` and `run` under the budget while one is set. */
+  /** The statement, with its `all` and `run` under the budget. */
   wrap(statement: BetterSqlite3.Statement): DriverStatement {
-    if (this.budgetMs <= 0) return statement as unknown as DriverStatement;
     const budgetMs = this.budgetMs;
     const arm = this.arm;
     return {
