@@ -12,10 +12,13 @@
  *
  * Modes: mixed (every shape of both collections, random values, offsets spread up to each total), popular (a few pages
  * repeated, plainly and as conditional requests with If-None-Match), latency (one connection, one
- * shape at a time).
+ * shape at a time), distinct (the mixed workload's shapes and offsets, each collection on its own,
+ * at least 20,000 distinct requests each: more than any cache holds).
+ * `--collection complaints|notices` keeps one collection's shapes.
  *
  * Usage: npm run bench -- --rows N [--days D] [--dialect sqlite|postgres] [--connections C] [--duration S]
- *          [--workers W] [--mode mixed|popular|latency] [--runs R] [--requests K] [--db FILE]
+ *          [--workers W] [--mode mixed|popular|latency|distinct] [--runs R] [--requests K] [--db FILE]
+ *          [--collection complaints|notices]
  * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead;
  * the notices are imported into it when it has none.
  */
@@ -50,6 +53,7 @@ const { values } = parseArgs({
     runs: { type: "string", default: "3" },
     requests: { type: "string", default: "5000" },
     db: { type: "string" },
+    collection: { type: "string" },
   },
 });
 const rows = Number(values.rows);
@@ -60,8 +64,13 @@ const dialect = values.dialect === "postgres" ? "postgres" : "sqlite";
 const connections = Number(values.connections);
 const duration = Number(values.duration);
 const workers = Number(values.workers);
-const mode = values.mode as "mixed" | "popular" | "latency";
-if (!["mixed", "popular", "latency"].includes(mode)) throw new Error(`unknown --mode ${values.mode}`);
+const mode = values.mode as "mixed" | "popular" | "latency" | "distinct";
+if (!["mixed", "popular", "latency", "distinct"].includes(mode))
+  throw new Error(`unknown --mode ${values.mode}`);
+if (values.collection !== undefined && !["complaints", "notices"].includes(values.collection))
+  throw new Error(`unknown --collection ${values.collection}`);
+/** The distinct workload's requests per collection: more than the answer caches hold. */
+const DISTINCT_REQUESTS = 20_000;
 const runs = Number(values.runs);
 const cache = join(ROOT, "bench", "cache");
 /** Requests per shape in latency mode. */
@@ -196,14 +205,21 @@ async function pathOf(shape: Shape, samples: Samples, random: () => number): Pro
   return text ? `${collection.path}?${text}` : collection.path;
 }
 
-function weightedShape(random: () => number): Shape {
-  const sum = SHAPES.reduce((total, shape) => total + shape.weight, 0);
+/** The shapes of one collection ("complaints" or "notices"), or of both. */
+function shapesOf(collection: string | undefined): Shape[] {
+  if (collection === undefined) return SHAPES;
+  const path = collection === "notices" ? "/v0/hsr-early-termination-notices" : "/v0/dnc-complaints";
+  return SHAPES.filter((shape) => shape.collection.path === path);
+}
+
+function weightedShape(shapes: readonly Shape[], random: () => number): Shape {
+  const sum = shapes.reduce((total, shape) => total + shape.weight, 0);
   let at = random() * sum;
-  for (const shape of SHAPES) {
+  for (const shape of shapes) {
     at -= shape.weight;
     if (at < 0) return shape;
   }
-  return SHAPES.at(-1)!;
+  return shapes.at(-1)!;
 }
 
 /**
@@ -281,6 +297,105 @@ function startBare(bodyBytes: number): Promise<{ url: string; child: ChildProces
   });
 }
 
+/**
+ * Runs one workload (the shapes of `collection`, or of both when undefined) against ftcapi and the
+ * bare server sending a body of the same mean size, alternating, and adds its table to `lines`.
+ */
+async function compareWithBare(collection: string | undefined, samples: Samples, random: () => number) {
+  const shapes = shapesOf(collection);
+  const paths: Array<{ path: string; etag?: string }> = [];
+  const count =
+    mode === "popular"
+      ? 20
+      : mode === "distinct"
+        ? Math.max(DISTINCT_REQUESTS, Number(values.requests))
+        : Number(values.requests);
+  const seen = new Set<string>();
+  for (let attempt = 0; paths.length < count && attempt < count * 5; attempt++) {
+    const path = await pathOf(weightedShape(shapes, random), samples, random);
+    if (mode === "distinct" && seen.has(path)) continue;
+    seen.add(path);
+    paths.push({ path });
+  }
+  let bytes = 0;
+  const measured = paths.slice(0, 500);
+  for (const entry of measured) {
+    const answer = await get(entry.path);
+    bytes += Buffer.byteLength(answer.body);
+    entry.etag = answer.etag;
+  }
+  const averageBytes = Math.round(bytes / measured.length);
+  const bare = await startBare(averageBytes);
+  const tag = `${mode}-${collection ?? "both"}`;
+  const variants: Array<{ name: string; url: string; script: string }> = [
+    {
+      name: "ftcapi",
+      url: base,
+      script: wrkScript(
+        `${tag}-plain`,
+        paths.map(({ path }) => ({ path })),
+      ),
+    },
+  ];
+  if (mode === "popular")
+    variants.push({
+      name: "ftcapi, If-None-Match (304)",
+      url: base,
+      script: wrkScript(`${tag}-etag`, paths),
+    });
+  variants.push({
+    name: "bare node:http, fixed body",
+    url: bare.url,
+    script: wrkScript(`${tag}-plain`, paths),
+  });
+  const results = new Map<string, WrkResult[]>(variants.map((variant) => [variant.name, []]));
+  try {
+    for (const variant of variants)
+      wrk(`${variant.url}/`, {
+        connections,
+        seconds: Math.min(3, duration),
+        headers,
+        script: variant.script,
+      });
+    for (let run = 0; run < runs; run++)
+      for (const variant of variants) {
+        const result = wrk(`${variant.url}/`, {
+          connections,
+          seconds: duration,
+          headers,
+          script: variant.script,
+        });
+        results.get(variant.name)!.push(result);
+        console.log(
+          `run ${run + 1} ${variant.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms} ms`,
+        );
+      }
+    const bareRate = summary(results.get(variants.at(-1)!.name)!).requestsPerSecond;
+    const over = collection === undefined ? "both collections" : `the ${collection}`;
+    lines.push(
+      `# Load, ${mode} workload, ${collection ?? "both collections"}, ${data} (${dialect})`,
+      "",
+      `${stamp}; wrk 2 threads, ${connections} connections, ${duration} s x ${runs} runs per server, alternating; medians.`,
+      mode === "popular"
+        ? `Workload: the same ${paths.length} pages repeated (average answer ${averageBytes} bytes).`
+        : `Workload: ${paths.length} ${mode === "distinct" ? "distinct " : ""}requests over ${shapes.length} shapes of ${over} (bench/support/workload.ts), random values, offsets spread up to each total, single records, phone filter, cycled (more than the answer cache holds, so answers are computed); average answer ${averageBytes} bytes.`,
+      "",
+      "| server | req/s | vs bare | p50 ms | p99 ms | errors + non-2xx | peak RSS MB |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+    );
+    for (const variant of variants) {
+      const s = summary(results.get(variant.name)!);
+      const rss = variant.url === bare.url ? peakRss(bare.child) : peakRss(ftcapi.child);
+      lines.push(
+        `| ${variant.name} | ${s.requestsPerSecond.toFixed(0)} | ${(s.requestsPerSecond / bareRate).toFixed(2)} | ${s.p50Ms.toFixed(2)} | ${s.p99Ms.toFixed(2)} | ${s.errors + s.non2xx} | ${mb(rss)} |`,
+      );
+    }
+    lines.push("");
+  } finally {
+    bare.stop();
+  }
+}
+
 const summary = (list: WrkResult[]) => ({
   requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
   p50Ms: median(list.map((r) => r.p50Ms)),
@@ -307,7 +422,7 @@ try {
       "| shape | requests | p50 ms | p99 ms | errors + non-2xx |",
       "|---|---:|---:|---:|---:|",
     );
-    for (const shape of SHAPES) {
+    for (const shape of shapesOf(values.collection)) {
       const distinct = new Set<string>();
       for (let index = 0; index < LATENCY_PATHS; index++) distinct.add(await pathOf(shape, samples, random));
       const script = wrkScript(
@@ -322,84 +437,11 @@ try {
     }
     lines.push("", `Peak RSS of ftcapi (MB, per process): ${mb(peakRss(ftcapi.child))}`);
   } else {
-    const paths: Array<{ path: string; etag?: string }> = [];
-    const count = mode === "popular" ? 20 : Number(values.requests);
-    for (let index = 0; index < count; index++)
-      paths.push({ path: await pathOf(weightedShape(random), samples, random) });
-    let bytes = 0;
-    const measured = paths.slice(0, 500);
-    for (const entry of measured) {
-      const answer = await get(entry.path);
-      bytes += Buffer.byteLength(answer.body);
-      entry.etag = answer.etag;
-    }
-    const averageBytes = Math.round(bytes / measured.length);
-    const bare = await startBare(averageBytes);
-    const variants: Array<{ name: string; url: string; script: string }> = [
-      {
-        name: "ftcapi",
-        url: base,
-        script: wrkScript(
-          `${mode}-plain`,
-          paths.map(({ path }) => ({ path })),
-        ),
-      },
-    ];
-    if (mode === "popular")
-      variants.push({
-        name: "ftcapi, If-None-Match (304)",
-        url: base,
-        script: wrkScript(`${mode}-etag`, paths),
-      });
-    variants.push({
-      name: "bare node:http, fixed body",
-      url: bare.url,
-      script: wrkScript(`${mode}-plain`, paths),
-    });
-    const results = new Map<string, WrkResult[]>(variants.map((variant) => [variant.name, []]));
-    try {
-      for (const variant of variants)
-        wrk(`${variant.url}/`, {
-          connections,
-          seconds: Math.min(3, duration),
-          headers,
-          script: variant.script,
-        });
-      for (let run = 0; run < runs; run++)
-        for (const variant of variants) {
-          const result = wrk(`${variant.url}/`, {
-            connections,
-            seconds: duration,
-            headers,
-            script: variant.script,
-          });
-          results.get(variant.name)!.push(result);
-          console.log(
-            `run ${run + 1} ${variant.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms} ms`,
-          );
-        }
-      const bareRate = summary(results.get(variants.at(-1)!.name)!).requestsPerSecond;
-      lines.push(
-        `# Load, ${mode} workload, ${data} (${dialect})`,
-        "",
-        `${stamp}; wrk 2 threads, ${connections} connections, ${duration} s x ${runs} runs per server, alternating; medians.`,
-        mode === "popular"
-          ? `Workload: the same ${paths.length} pages repeated (average answer ${averageBytes} bytes).`
-          : `Workload: ${paths.length} distinct requests over ${SHAPES.length} shapes of both collections (bench/support/workload.ts), random values, offsets spread up to each total, single records, phone filter, cycled (more than the answer cache holds, so answers are computed); average answer ${averageBytes} bytes.`,
-        "",
-        "| server | req/s | vs bare | p50 ms | p99 ms | errors + non-2xx | peak RSS MB |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-      );
-      for (const variant of variants) {
-        const s = summary(results.get(variant.name)!);
-        const rss = variant.url === bare.url ? peakRss(bare.child) : peakRss(ftcapi.child);
-        lines.push(
-          `| ${variant.name} | ${s.requestsPerSecond.toFixed(0)} | ${(s.requestsPerSecond / bareRate).toFixed(2)} | ${s.p50Ms.toFixed(2)} | ${s.p99Ms.toFixed(2)} | ${s.errors + s.non2xx} | ${mb(rss)} |`,
-        );
-      }
-    } finally {
-      bare.stop();
-    }
+    const groups =
+      mode === "distinct" && values.collection === undefined
+        ? ["complaints", "notices"]
+        : [values.collection];
+    for (const group of groups) await compareWithBare(group, samples, random);
   }
 } finally {
   await ftcapi.stop();
@@ -409,4 +451,8 @@ const report = lines.join("\n");
 console.log(`\n${report}`);
 const directory = join(ROOT, "bench", "results");
 mkdirSync(directory, { recursive: true });
-writeFileSync(join(directory, `load-${mode}-${dialect}-${rows}${spanTag}-${workers}w.md`), `${report}\n`);
+const collectionTag = values.collection === undefined ? "" : `-${values.collection}`;
+writeFileSync(
+  join(directory, `load-${mode}${collectionTag}-${dialect}-${rows}${spanTag}-${workers}w.md`),
+  `${report}\n`,
+);

@@ -1,0 +1,520 @@
+import type { Notice } from "../domain/notice.js";
+import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
+import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
+import { FieldIndex, type IndexedValue } from "./field-index.js";
+import { TrigramIndex } from "./trigram-index.js";
+
+/** The text fields a notice holds one value of, lowered for comparison. */
+type ScalarTextField = "id" | "title" | "transaction-number" | "acquiring-party" | "acquired-party";
+type ListField = "acquired-entities" | "tags";
+
+/** Operators whose answer on text depends on the database's collation: answered by the database. */
+const ORDERING_OPERATORS = new Set(["<", "<=", ">", ">=", "BETWEEN", "NOT BETWEEN"]);
+
+/** Up to this many matches, a page sorts the matches rather than walking the whole order. */
+const FEW_MATCHES = 2_000;
+
+/** The notices that match a filter: a membership array (1 for a match) and how many match. */
+export interface Matches {
+  count: number;
+  /** 1 at each matching position; or, instead, */
+  members?: Uint8Array;
+  /** the matching positions, each once. */
+  positions?: number[];
+}
+
+/** A sort's order: the notices' positions in order, and each position's place in it. */
+interface SortOrder {
+  order: Int32Array;
+  rankOf: Int32Array;
+}
+
+/** Sort orders kept per snapshot (each a permutation of the notices, 4 bytes a notice). */
+const ORDERS_KEPT = 64;
+
+/**
+ * The rank of every notice in one field's ascending order as the database sorts it (absent values
+ * last, text by its lowered form in the database's collation); equal values share a rank.
+ */
+export type FieldRanks = Int32Array;
+
+/**
+ * Every notice of one version of the collection, held in memory with what answers a list request
+ * without the database: lowered texts, value indexes for equality and ranges, trigram indexes for
+ * the pattern operators, and sort orders, each built on first use. A filter that one indexed
+ * condition answers yields its notices directly; any other becomes a membership array over the
+ * notices. A page sorts a few matches by their place in the sort's order, or walks the order from
+ * whichever end is nearer.
+ *
+ * Answers equal the SQL ones on either dialect, because what depends on the database's rules is
+ * taken from it: `lower` is the database's own case mapping (ASCII-only on SQLite and in
+ * PostgreSQL's C locale), and where the database's collation is not code-point order, field orders
+ * come as ranks read from it and text compared by order (`<`, `BETWEEN`, ...) is answered by it
+ * (`conditionsForDatabase`).
+ */
+export class NoticeSnapshot {
+  readonly size: number;
+  private readonly positionOf = new Map<string, number>();
+  private readonly scalars: Record<ScalarTextField, Array<string | null>>;
+  private readonly lists: Record<ListField, string[][]>;
+  private readonly grams = new Map<NoticeFieldName, TrigramIndex>();
+  private readonly indexes = new Map<NoticeFieldName, FieldIndex>();
+  private readonly orders = new Map<string, SortOrder>();
+  private readonly ranks = new Map<NoticeFieldName, FieldRanks>();
+  private readonly lower: (text: string) => string;
+
+  /**
+   * @param version the collection version the notices were read at.
+   * @param notices every notice, in any order.
+   * @param rules how the database lowers and orders text; with a collation other than code-point
+   *   order, `rules.ranks` holds the database's order of every text and list field.
+   */
+  constructor(
+    readonly version: number,
+    readonly notices: readonly Notice[],
+    private readonly rules: TextRules,
+  ) {
+    const lower = rules.lower;
+    this.lower = lower;
+    this.size = notices.length;
+    notices.forEach((notice, position) => {
+      this.positionOf.set(notice.id, position);
+    });
+    const lowered = (read: (notice: Notice) => string | null) =>
+      notices.map((notice) => {
+        const value = read(notice);
+        return value === null ? null : lower(value);
+      });
+    this.scalars = {
+      id: notices.map((notice) => notice.id),
+      title: lowered((notice) => notice.title),
+      "transaction-number": lowered((notice) => notice.transactionNumber),
+      "acquiring-party": lowered((notice) => notice.acquiringParty),
+      "acquired-party": lowered((notice) => notice.acquiredParty),
+    };
+    this.lists = {
+      "acquired-entities": notices.map((notice) => notice.acquiredEntities.map(lower)),
+      tags: notices.map((notice) => notice.tags.map(lower)),
+    };
+  }
+
+  /** The position of the notice with this id (ids are stored lowered), or undefined. */
+  position(id: string): number | undefined {
+    return this.positionOf.get(id);
+  }
+
+  /**
+   * The conditions of a filter that the database must answer: text compared by order, when the
+   * database's collation is not the order of code points.
+   */
+  conditionsForDatabase(node: FilterNode, found: FilterCondition[] = []): FilterCondition[] {
+    if (this.rules.binaryCollation) return found;
+    if (node.kind === "group") {
+      for (const member of node.members) this.conditionsForDatabase(member, found);
+    } else if (isTextual(node.field) && ORDERING_OPERATORS.has(node.operator)) found.push(node);
+    return found;
+  }
+
+  /**
+   * The notices a filter matches, as a membership array (1 for a match) and their number, or
+   * undefined for an empty root group (every notice). `resolved` holds the database's answer for
+   * each condition that `conditionsForDatabase` named, as membership arrays.
+   */
+  matching(node: FilterNode, resolved: ReadonlyMap<FilterCondition, Uint8Array>): Matches | undefined {
+    if (node.kind === "group" && node.members.length === 0) return undefined;
+    let sole: FilterNode = node;
+    while (sole.kind === "group" && sole.members.length === 1) sole = sole.members[0]!;
+    if (sole.kind === "condition" && !resolved.has(sole)) {
+      // One condition an index answers: its records, without a pass over every notice.
+      const found = this.indexed(sole, this.operands(sole));
+      if (found) {
+        const positions =
+          found.length === 1 && !isList(sole.field)
+            ? Array.from(found[0]!)
+            : [...new Set(found.flatMap((records) => Array.from(records)))];
+        return { positions, count: positions.length };
+      }
+    }
+    const members = this.evaluate(node, resolved);
+    let count = 0;
+    for (let position = 0; position < members.length; position++) count += members[position]!;
+    return { members, count };
+  }
+
+  /** A node's membership array; the caller may change it. */
+  private evaluate(node: FilterNode, resolved: ReadonlyMap<FilterCondition, Uint8Array>): Uint8Array {
+    if (node.kind === "condition") {
+      const answered = resolved.get(node);
+      return answered ? answered.slice() : this.condition(node);
+    }
+    const [head, ...rest] = node.members;
+    if (head === undefined) return new Uint8Array(this.size).fill(node.conjunction === "AND" ? 1 : 0);
+    const result = this.evaluate(head, resolved);
+    const size = this.size;
+    for (const member of rest) {
+      const part = this.evaluate(member, resolved);
+      if (node.conjunction === "AND")
+        for (let position = 0; position < size; position++) result[position]! &= part[position]!;
+      else for (let position = 0; position < size; position++) result[position]! |= part[position]!;
+    }
+    return result;
+  }
+
+  private condition(condition: FilterCondition): Uint8Array {
+    const { field, operator } = condition;
+    const kind = NOTICE_FIELDS[field];
+    if (operator === "IS NULL" || operator === "IS NOT NULL") {
+      const present = operator === "IS NOT NULL";
+      const values = this.valuesOf(field);
+      return this.each((position) => values(position).length > 0 === present);
+    }
+    const operands = this.operands(condition);
+    const found = this.indexed(condition, operands);
+    if (found) {
+      const result = new Uint8Array(this.size);
+      for (const records of found) for (let at = 0; at < records.length; at++) result[records[at]!] = 1;
+      return result;
+    }
+    const [first] = operands;
+    const test = valueTest(operator, operands, compareValues);
+    const candidates = this.candidates(field, operator, String(first));
+    if (field === "acquired-entities" || field === "tags") {
+      const lists = this.lists[field];
+      return this.each((position) => lists[position]!.some(test), candidates);
+    }
+    if (kind === "text" || kind === "id") {
+      const scalars = this.scalars[field as ScalarTextField];
+      return this.each((position) => {
+        const value = scalars[position];
+        return value !== null && value !== undefined && test(value);
+      }, candidates);
+    }
+    const values = this.valuesOf(field);
+    return this.each((position) => values(position).some(test), candidates);
+  }
+
+  /**
+   * A condition's operands as its field compares them: moments as numbers, dates as their
+   * YYYY-MM-DD text (which no case folding changes), text as the database lowers it.
+   */
+  private operands(condition: FilterCondition): IndexedValue[] {
+    const kind = NOTICE_FIELDS[condition.field];
+    return condition.values.map((value) =>
+      kind === "timestamp" ? Number(value) : kind === "date" ? String(value) : this.lower(String(value)),
+    );
+  }
+
+  /**
+   * The records satisfying a condition, from the field's index, for the operators an index answers
+   * (equality, IN and, where the order is code-point order, ranges); undefined for the others. A
+   * record may be listed more than once.
+   */
+  private indexed(condition: FilterCondition, operands: readonly IndexedValue[]): Int32Array[] | undefined {
+    const { field, operator } = condition;
+    const kind = NOTICE_FIELDS[field];
+    const ordered = kind === "timestamp" || kind === "date" || this.rules.binaryCollation;
+    const [first, second] = operands as [IndexedValue, IndexedValue];
+    const present = (records: Int32Array | undefined) => (records ? [records] : []);
+    switch (operator) {
+      case "=":
+        return present(this.index(field).equal(first));
+      case "IN":
+        return operands.flatMap((operand) => present(this.index(field).equal(operand)));
+      case "BETWEEN":
+        return ordered ? [this.index(field).between(first, true, second, true)] : undefined;
+      case ">":
+      case ">=":
+        return ordered ? [this.index(field).between(first, operator === ">=", undefined, false)] : undefined;
+      case "<":
+      case "<=":
+        return ordered ? [this.index(field).between(undefined, false, first, operator === "<=")] : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  /** A field's values at a position, as its conditions compare them: none when absent. */
+  private valuesOf(field: NoticeFieldName): (position: number) => readonly IndexedValue[] {
+    const notices = this.notices;
+    switch (field) {
+      case "created":
+        return (position) => [notices[position]!.createdAt];
+      case "updated":
+        return (position) => [notices[position]!.updatedAt];
+      case "date":
+        return (position) => {
+          const date = notices[position]!.date;
+          return date === null ? [] : [date];
+        };
+      case "acquired-entities":
+      case "tags": {
+        const lists = this.lists[field];
+        return (position) => lists[position]!;
+      }
+      default: {
+        const scalars = this.scalars[field];
+        return (position) => {
+          const value = scalars[position];
+          return value === null || value === undefined ? [] : [value];
+        };
+      }
+    }
+  }
+
+  /** A field's index of values, built on first use. */
+  private index(field: NoticeFieldName): FieldIndex {
+    let index = this.indexes.get(field);
+    if (index === undefined) {
+      index = new FieldIndex(this.valuesOf(field), this.size, compareValues);
+      this.indexes.set(field, index);
+    }
+    return index;
+  }
+
+  /** The notices that may satisfy a pattern condition, from the field's trigram index. */
+  private candidates(field: NoticeFieldName, operator: string, pattern: string | undefined) {
+    if (pattern === undefined) return undefined;
+    if (operator !== "CONTAINS" && operator !== "STARTS_WITH" && operator !== "ENDS_WITH") return undefined;
+    if (pattern.length < 3) return undefined;
+    let index = this.grams.get(field);
+    if (index === undefined) {
+      const values = this.valuesOf(field);
+      index = new TrigramIndex((position) => values(position).map(String), this.size);
+      this.grams.set(field, index);
+    }
+    return index.candidates(pattern);
+  }
+
+  /** A membership array: `test` over every notice, or over `candidates` only when given. */
+  private each(test: (position: number) => boolean, candidates?: Int32Array): Uint8Array {
+    const result = new Uint8Array(this.size);
+    if (candidates) {
+      for (const position of candidates) if (test(position)) result[position] = 1;
+      return result;
+    }
+    for (let position = 0; position < this.size; position++) if (test(position)) result[position] = 1;
+    return result;
+  }
+
+  /**
+   * The positions of a page: the `offset`-th to the `offset + limit - 1`-th notice of `matches`
+   * (every notice when undefined) in the order of `sort` (empty: newest created first), ties broken
+   * by id.
+   */
+  page(matches: Matches | undefined, sort: readonly SortKey[], offset: number, limit: number): number[] {
+    const total = matches === undefined ? this.size : matches.count;
+    const end = Math.min(total, offset + limit);
+    if (offset >= end) return [];
+    const { order, rankOf } = this.order(sort);
+    if (matches === undefined) return Array.from(order.subarray(offset, end));
+    let members = matches.members;
+    if (total <= FEW_MATCHES || members === undefined) {
+      // Few matches: sort them by their place in the order instead of walking all of it.
+      let found = matches.positions;
+      if (found === undefined) {
+        found = [];
+        const all = members!;
+        for (let position = 0; position < all.length; position++)
+          if (all[position] === 1) found.push(position);
+      }
+      if (total <= FEW_MATCHES) return found.sort((a, b) => rankOf[a]! - rankOf[b]!).slice(offset, end);
+      members = new Uint8Array(this.size);
+      for (const position of found) members[position] = 1;
+    }
+    const page: number[] = [];
+    if (offset <= total - end) {
+      let seen = 0;
+      for (let index = 0; index < order.length && seen < end; index++) {
+        const position = order[index]!;
+        if (members[position] === 0) continue;
+        if (seen >= offset) page.push(position);
+        seen++;
+      }
+      return page;
+    }
+    // Nearer the end: walk backwards and skip the members after the page.
+    let seen = total;
+    for (let index = order.length - 1; index >= 0 && seen > offset; index--) {
+      const position = order[index]!;
+      if (members[position] === 0) continue;
+      seen--;
+      if (seen < end) page.push(position);
+    }
+    return page.reverse();
+  }
+
+  /** The permutation of the notices in a sort's order, kept per snapshot. */
+  private order(sort: readonly SortKey[]): SortOrder {
+    const keys = sortKeys(sort);
+    const name = keys.map((key) => `${key.field}:${key.direction}`).join(",");
+    const known = this.orders.get(name);
+    if (known) return known;
+    const ranks = keys.map((key) => ({
+      ranks: this.ranksOf(key.field),
+      sign: key.direction === "DESC" ? -1 : 1,
+    }));
+    const byId = this.ranksOf("id");
+    const order = new Int32Array(this.size);
+    for (let position = 0; position < this.size; position++) order[position] = position;
+    order.sort((a, b) => {
+      for (const { ranks: rank, sign } of ranks) {
+        const difference = rank[a]! - rank[b]!;
+        if (difference !== 0) return sign * difference;
+      }
+      return byId[a]! - byId[b]!;
+    });
+    const rankOf = new Int32Array(this.size);
+    for (let index = 0; index < order.length; index++) rankOf[order[index]!] = index;
+    if (this.orders.size >= ORDERS_KEPT) this.orders.delete(this.orders.keys().next().value!);
+    const kept = { order, rankOf };
+    this.orders.set(name, kept);
+    return kept;
+  }
+
+  /**
+   * A field's ranks: from the database when its collation decides, else computed here in code-point
+   * order with absent values last, as the database orders them.
+   */
+  private ranksOf(field: NoticeFieldName): FieldRanks {
+    const given = this.rules.ranks?.get(field);
+    if (given) return given;
+    let ranks = this.ranks.get(field);
+    if (ranks) return ranks;
+    const keys = this.notices.map((notice, position) => this.sortValue(field, notice, position));
+    const positions = keys.map((_, position) => position);
+    const compare = (a: number, b: number) => {
+      const left = keys[a] as string | number | null;
+      const right = keys[b] as string | number | null;
+      if (left === right) return 0;
+      if (left === null) return 1;
+      if (right === null) return -1;
+      return typeof left === "number"
+        ? left - (right as number)
+        : compareCodePoints(left as string, right as string);
+    };
+    positions.sort(compare);
+    ranks = new Int32Array(this.size);
+    let rank = 0;
+    positions.forEach((position, index) => {
+      if (index > 0 && compare(positions[index - 1]!, position) !== 0) rank++;
+      ranks![position] = rank;
+    });
+    this.ranks.set(field, ranks);
+    return ranks;
+  }
+
+  /** What a notice sorts by in a field: lowered text, a number, a date, or null when absent. */
+  private sortValue(field: NoticeFieldName, notice: Notice, position: number): string | number | null {
+    switch (field) {
+      case "created":
+        return notice.createdAt;
+      case "updated":
+        return notice.updatedAt;
+      case "date":
+        return notice.date;
+      case "acquired-entities":
+      case "tags":
+        return this.lists[field][position]![0] ?? null;
+      default:
+        return this.scalars[field][position] ?? null;
+    }
+  }
+}
+
+/** How the database lowers text and, when it does not order text by code point, its orders. */
+export interface TextRules {
+  lower: (text: string) => string;
+  /** Whether the database orders text by code point (SQLite, PostgreSQL's C collation). */
+  binaryCollation: boolean;
+  /** The database's ranks of each text and list field, when `binaryCollation` is false. */
+  ranks?: ReadonlyMap<NoticeFieldName, FieldRanks>;
+}
+
+/** The keys a sort orders by; none means newest created first. */
+function sortKeys(sort: readonly SortKey[]): readonly SortKey[] {
+  return sort.length > 0 ? sort : [{ field: "created", direction: "DESC" }];
+}
+
+function isList(field: NoticeFieldName): field is ListField {
+  return field === "acquired-entities" || field === "tags";
+}
+
+/** Whether a field's values compare as text in the database's collation. */
+function isTextual(field: NoticeFieldName): boolean {
+  const kind = NOTICE_FIELDS[field];
+  return kind === "text" || kind === "id" || kind === "array";
+}
+
+/** Lowers ASCII letters only, as SQLite's LIKE folds case. */
+export function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/** Numbers by value, text as UTF-8 bytes compare (SQLite's and the C locale's order): by code point. */
+function compareValues(left: IndexedValue, right: IndexedValue): number {
+  if (typeof left === "number" && typeof right === "number") return left < right ? -1 : left > right ? 1 : 0;
+  return compareCodePoints(String(left), String(right));
+}
+
+/**
+ * Code-point order. UTF-16 code units give it everywhere but between a surrogate pair and a unit
+ * from U+E000 up, so only strings holding a surrogate are compared code point by code point.
+ */
+export function compareCodePoints(left: string, right: string): number {
+  if (!SURROGATE.test(left) && !SURROGATE.test(right)) return left < right ? -1 : left > right ? 1 : 0;
+  const a = [...left];
+  const b = [...right];
+  for (let index = 0; index < Math.min(a.length, b.length); index++) {
+    const difference = a[index]!.codePointAt(0)! - b[index]!.codePointAt(0)!;
+    if (difference !== 0) return difference < 0 ? -1 : 1;
+  }
+  return a.length - b.length < 0 ? -1 : a.length > b.length ? 1 : 0;
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * One value's test for an operator with its (lowered) operands; ordering operators compare with
+ * `compare`. IS NULL and IS NOT NULL are decided by the caller.
+ */
+function valueTest<Value extends string | number>(
+  operator: FilterCondition["operator"],
+  operands: readonly Value[],
+  compare: (left: Value, right: Value) => number,
+): (value: Value) => boolean {
+  const [first, second] = operands as [Value, Value];
+  switch (operator) {
+    case "=":
+      return (value) => value === first;
+    case "<>":
+      return (value) => value !== first;
+    case ">":
+      return (value) => compare(value, first) > 0;
+    case ">=":
+      return (value) => compare(value, first) >= 0;
+    case "<":
+      return (value) => compare(value, first) < 0;
+    case "<=":
+      return (value) => compare(value, first) <= 0;
+    case "BETWEEN":
+      return (value) => compare(value, first) >= 0 && compare(value, second) <= 0;
+    case "NOT BETWEEN":
+      return (value) => compare(value, first) < 0 || compare(value, second) > 0;
+    case "STARTS_WITH":
+      return (value) => String(value).startsWith(String(first));
+    case "CONTAINS":
+      return (value) => String(value).includes(String(first));
+    case "ENDS_WITH":
+      return (value) => String(value).endsWith(String(first));
+    case "IN": {
+      const set = new Set<Value>(operands);
+      return (value) => set.has(value);
+    }
+    case "NOT IN": {
+      const set = new Set<Value>(operands);
+      return (value) => !set.has(value);
+    }
+    default:
+      return () => false;
+  }
+}

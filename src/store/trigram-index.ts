@@ -1,0 +1,55 @@
+const EMPTY = new Int32Array(0);
+
+/**
+ * The three UTF-16 code units of `text` at `at` as one number: a small integer when each is below
+ * 1024 (nearly all text, and cheap as a map key), else an exact larger number.
+ */
+function gramAt(text: string, at: number): number {
+  const a = text.charCodeAt(at);
+  const b = text.charCodeAt(at + 1);
+  const c = text.charCodeAt(at + 2);
+  if ((a | b | c) < 1024) return (a << 20) | (b << 10) | c;
+  return 1_073_741_824 + a * 4_294_967_296 + b * 65_536 + c;
+}
+
+/**
+ * Which records hold a text somewhere in their values: for every three-character sequence of the
+ * (already lowered) values, the records holding it, in ascending order. A pattern of three or more
+ * characters can only be in records holding each of its sequences, so its rarest sequence's records
+ * are the candidates, and the caller checks each one; shorter patterns have no candidate list.
+ */
+export class TrigramIndex {
+  private readonly postings = new Map<number, Int32Array>();
+
+  /** `valuesOf(record)`: the lowered values of records 0 to `count - 1`. */
+  constructor(valuesOf: (record: number) => readonly string[], count: number) {
+    const lists = new Map<number, number[]>();
+    for (let record = 0; record < count; record++) {
+      for (const value of valuesOf(record)) {
+        for (let at = 0; at + 3 <= value.length; at++) {
+          const gram = gramAt(value, at);
+          const records = lists.get(gram);
+          // Records are visited in order, so a record already listed is the last one.
+          if (records === undefined) lists.set(gram, [record]);
+          else if (records[records.length - 1] !== record) records.push(record);
+        }
+      }
+    }
+    for (const [gram, records] of lists) this.postings.set(gram, Int32Array.from(records));
+  }
+
+  /**
+   * The records that may hold `pattern` (lowered like the values), ascending; undefined when the
+   * pattern is shorter than three characters, so that every record is a candidate.
+   */
+  candidates(pattern: string): Int32Array | undefined {
+    if (pattern.length < 3) return undefined;
+    let best: Int32Array | undefined;
+    for (let at = 0; at + 3 <= pattern.length; at++) {
+      const records = this.postings.get(gramAt(pattern, at));
+      if (records === undefined) return EMPTY;
+      if (best === undefined || records.length < best.length) best = records;
+    }
+    return best;
+  }
+}
