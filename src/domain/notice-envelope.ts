@@ -70,6 +70,40 @@ export function noticeResource(
   return resource;
 }
 
+/** Stands for the collection URL in a resource's kept text; JSON writes it as `\u0000...`. */
+const URL_MARK = "\u0000collection\u0000";
+const ESCAPED_URL_MARK = JSON.stringify(URL_MARK).slice(1, -1);
+
+/** Each notice's resource text (all fields), split where the collection URL goes, kept while the notice object lives. */
+const RESOURCE_TEXTS = new WeakMap<Notice, string[]>();
+
+/** `JSON.stringify(noticeResource(notice, collectionUrl, undefined))`, from text kept per notice. */
+function resourceText(notice: Notice, escapedCollectionUrl: string): string {
+  let parts = RESOURCE_TEXTS.get(notice);
+  if (parts === undefined) {
+    parts = JSON.stringify(noticeResource(notice, URL_MARK, undefined)).split(ESCAPED_URL_MARK);
+    RESOURCE_TEXTS.set(notice, parts);
+  }
+  return parts.join(escapedCollectionUrl);
+}
+
+/**
+ * The notices document as JSON text: exactly `JSON.stringify(noticeDocument(...))`, but without a
+ * fieldset each record's text is written once per notice object and reused, since a page of 50
+ * records is most of a list answer's cost.
+ */
+export function noticeDocumentText(
+  notices: readonly Notice[],
+  total: number,
+  options: Parameters<typeof noticeDocument>[2],
+): string {
+  if (options.query.fields !== undefined) return JSON.stringify(noticeDocument(notices, total, options));
+  const { links, meta, jsonapi } = noticeDocument([], total, options);
+  const escapedUrl = JSON.stringify(options.collectionUrl).slice(1, -1);
+  const data = notices.map((notice) => resourceText(notice, escapedUrl)).join(",");
+  return `{"jsonapi":${JSON.stringify(jsonapi)},"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+}
+
 /**
  * Builds a notices document. `pairs` are the request's decoded query parameters without the key;
  * `path` is the absolute URL of the requested resource without a query. Pagination links appear

@@ -3,7 +3,7 @@ import { ApiError } from "../domain/api-error.js";
 import { NOTICES } from "../domain/collections.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
-import { encodeQuery, noticeDocument } from "../domain/notice-envelope.js";
+import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
 import { parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";
 import { AnswerCache, sendAnswer } from "./answer-cache.js";
@@ -45,15 +45,13 @@ export function registerNoticeRoutes(
     const query = parseNoticeQuery(pairs);
     const answer = await cache.answer(req.errorVia ?? path, async () => {
       const page = await notices.list(query);
-      return JSON.stringify(
-        noticeDocument(page.records, page.total, {
-          collectionUrl: `${base}${NOTICES.path}`,
-          path,
-          pairs,
-          query,
-          paged: true,
-        }),
-      );
+      return noticeDocumentText(page.records, page.total, {
+        collectionUrl: `${base}${NOTICES.path}`,
+        path,
+        pairs,
+        query,
+        paged: true,
+      });
     });
     return sendAnswer(req, reply, answer, NOTICES.contentType);
   });

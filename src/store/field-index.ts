@@ -62,6 +62,15 @@ export class FieldIndex {
     return this.records.subarray(start, Math.max(start, end));
   }
 
+  /** The records holding a text value that starts with `prefix` (code-point order keeps them together). */
+  startingWith(prefix: string): Int32Array {
+    const start = this.firstIndex((value) => this.compare(value, prefix) >= 0);
+    const end = this.firstIndex(
+      (value) => this.compare(value, prefix) > 0 && !String(value).startsWith(prefix),
+    );
+    return this.records.subarray(start, Math.max(start, end));
+  }
+
   /** The first position whose value satisfies `after` (which holds from some position on). */
   private firstIndex(after: (value: IndexedValue) => boolean): number {
     let low = 0;

@@ -58,7 +58,7 @@ export class NoticeSnapshot {
   private readonly scalars: Record<ScalarTextField, Array<string | null>>;
   private readonly lists: Record<ListField, string[][]>;
   private readonly grams = new Map<NoticeFieldName, TrigramIndex>();
-  private readonly indexes = new Map<NoticeFieldName, FieldIndex>();
+  private readonly indexes = new Map<string, FieldIndex>();
   private readonly orders = new Map<string, SortOrder>();
   private readonly ranks = new Map<NoticeFieldName, FieldRanks>();
   private readonly lower: (text: string) => string;
@@ -129,9 +129,7 @@ export class NoticeSnapshot {
       const found = this.indexed(sole, this.operands(sole));
       if (found) {
         const positions =
-          found.length === 1 && !isList(sole.field)
-            ? Array.from(found[0]!)
-            : [...new Set(found.flatMap((records) => Array.from(records)))];
+          found.length === 1 && !isList(sole.field) ? Array.from(found[0]!) : unique(found, this.size);
         return { positions, count: positions.length };
       }
     }
@@ -228,6 +226,15 @@ export class NoticeSnapshot {
       case "<":
       case "<=":
         return ordered ? [this.index(field).between(undefined, false, first, operator === "<=")] : undefined;
+      case "STARTS_WITH":
+        return [this.index(field).startingWith(String(first))];
+      case "ENDS_WITH":
+        return [this.index(field, true).startingWith(reversed(String(first)))];
+      case "CONTAINS": {
+        // The records holding a three-character pattern's one sequence are exactly its matches.
+        const pattern = String(first);
+        return pattern.length === 3 ? [this.candidates(field, operator, pattern)!] : undefined;
+      }
       default:
         return undefined;
     }
@@ -261,12 +268,18 @@ export class NoticeSnapshot {
     }
   }
 
-  /** A field's index of values, built on first use. */
-  private index(field: NoticeFieldName): FieldIndex {
-    let index = this.indexes.get(field);
+  /** A field's index of values (with `backwards`, of its values reversed, for ENDS_WITH), built on first use. */
+  private index(field: NoticeFieldName, backwards = false): FieldIndex {
+    const name = backwards ? `${field}:reversed` : field;
+    let index = this.indexes.get(name);
     if (index === undefined) {
-      index = new FieldIndex(this.valuesOf(field), this.size, compareValues);
-      this.indexes.set(field, index);
+      const values = this.valuesOf(field);
+      index = new FieldIndex(
+        backwards ? (position) => values(position).map((value) => reversed(String(value))) : values,
+        this.size,
+        compareValues,
+      );
+      this.indexes.set(name, index);
     }
     return index;
   }
@@ -435,6 +448,27 @@ function sortKeys(sort: readonly SortKey[]): readonly SortKey[] {
   return sort.length > 0 ? sort : [{ field: "created", direction: "DESC" }];
 }
 
+/** The records of several lists, each once. */
+function unique(lists: readonly Int32Array[], size: number): number[] {
+  const seen = new Uint8Array(size);
+  const result: number[] = [];
+  for (const records of lists)
+    for (let at = 0; at < records.length; at++) {
+      const record = records[at]!;
+      if (seen[record] === 1) continue;
+      seen[record] = 1;
+      result.push(record);
+    }
+  return result;
+}
+
+/** A text's UTF-16 code units in reverse: `a` ends with `b` when reversed(a) starts with reversed(b). */
+function reversed(text: string): string {
+  let result = "";
+  for (let at = text.length - 1; at >= 0; at--) result += text[at];
+  return result;
+}
+
 function isList(field: NoticeFieldName): field is ListField {
   return field === "acquired-entities" || field === "tags";
 }
@@ -500,12 +534,18 @@ function valueTest<Value extends string | number>(
       return (value) => compare(value, first) >= 0 && compare(value, second) <= 0;
     case "NOT BETWEEN":
       return (value) => compare(value, first) < 0 || compare(value, second) > 0;
-    case "STARTS_WITH":
-      return (value) => String(value).startsWith(String(first));
-    case "CONTAINS":
-      return (value) => String(value).includes(String(first));
-    case "ENDS_WITH":
-      return (value) => String(value).endsWith(String(first));
+    case "STARTS_WITH": {
+      const pattern = String(first);
+      return (value) => (value as string).startsWith(pattern);
+    }
+    case "CONTAINS": {
+      const pattern = String(first);
+      return (value) => (value as string).includes(pattern);
+    }
+    case "ENDS_WITH": {
+      const pattern = String(first);
+      return (value) => (value as string).endsWith(pattern);
+    }
     case "IN": {
       const set = new Set<Value>(operands);
       return (value) => set.has(value);

@@ -39,17 +39,36 @@ export class TrigramIndex {
   }
 
   /**
-   * The records that may hold `pattern` (lowered like the values), ascending; undefined when the
-   * pattern is shorter than three characters, so that every record is a candidate.
+   * The records that may hold `pattern` (lowered like the values), ascending: those holding every
+   * three-character sequence of it (exactly the holders when it is three characters long).
+   * Undefined when the pattern is shorter, so that every record is a candidate.
    */
   candidates(pattern: string): Int32Array | undefined {
     if (pattern.length < 3) return undefined;
-    let best: Int32Array | undefined;
+    const lists: Int32Array[] = [];
     for (let at = 0; at + 3 <= pattern.length; at++) {
       const records = this.postings.get(gramAt(pattern, at));
       if (records === undefined) return EMPTY;
-      if (best === undefined || records.length < best.length) best = records;
+      lists.push(records);
     }
-    return best;
+    lists.sort((a, b) => a.length - b.length);
+    let result = lists[0]!;
+    for (let index = 1; index < lists.length && result.length > 0; index++)
+      result = intersect(result, lists[index]!);
+    return result;
   }
+}
+
+/** The records in both ascending lists. */
+function intersect(small: Int32Array, large: Int32Array): Int32Array {
+  const result = new Int32Array(small.length);
+  let size = 0;
+  let at = 0;
+  for (let index = 0; index < small.length; index++) {
+    const record = small[index]!;
+    while (at < large.length && large[at]! < record) at++;
+    if (at === large.length) break;
+    if (large[at] === record) result[size++] = record;
+  }
+  return result.subarray(0, size);
 }

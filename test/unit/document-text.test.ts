@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import fc from "fast-check";
+import type { Notice } from "../../src/domain/notice.js";
+import { noticeDocument, noticeDocumentText } from "../../src/domain/notice-envelope.js";
+
+const text = fc.string({ unit: "grapheme", maxLength: 40 });
+const anyText = fc.oneof(text, fc.string({ unit: "binary", maxLength: 20 }));
+
+const notice: fc.Arbitrary<Notice> = fc.record({
+  id: fc.uuid(),
+  revision: fc.integer({ min: 1, max: 1000 }),
+  title: anyText,
+  transactionNumber: fc.stringMatching(/^\d{1,11}$/),
+  acquiredParty: fc.option(anyText, { nil: null }),
+  acquiringParty: fc.option(anyText, { nil: null }),
+  acquiredEntities: fc.array(anyText, { maxLength: 4 }),
+  date: fc.option(fc.constant("2020-01-02"), { nil: null }),
+  createdAt: fc.integer({ min: 0, max: 2_000_000_000 }),
+  updatedAt: fc.integer({ min: 0, max: 2_000_000_000 }),
+  tags: fc.array(anyText, { maxLength: 2 }),
+});
+
+test("a notices document written as text equals the object written by JSON.stringify", () => {
+  fc.assert(
+    fc.property(
+      fc.array(notice, { maxLength: 6 }),
+      fc.nat(100),
+      fc.webUrl(),
+      fc.array(fc.tuple(anyText, anyText), { maxLength: 3 }),
+      fc.nat(60),
+      fc.integer({ min: 1, max: 50 }),
+      fc.option(fc.subarray(["title", "date", "tags", "node_type"]), { nil: undefined }),
+      (notices, total, base, pairs, offset, limit, fields) => {
+        const options = {
+          collectionUrl: `${base}/v0/hsr-early-termination-notices`,
+          path: `${base}/v0/hsr-early-termination-notices`,
+          pairs,
+          query: { offset, limit, fields: fields as never },
+          paged: true,
+        };
+        // Twice: the second reuses each notice's kept text.
+        for (let round = 0; round < 2; round++)
+          assert.equal(
+            noticeDocumentText(notices, total, options),
+            JSON.stringify(noticeDocument(notices, total, options)),
+          );
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
