@@ -33,21 +33,54 @@ export interface RunningServer {
  * Runs `serve`: in this process, or with `workers` > 1 as a node:cluster primary that prepares the
  * database and certificate once and forks workers sharing the ports. In a worker, starts that
  * worker's server and reports to the primary. The caller prints the banner when `isPrimary`.
+ *
+ * A server that cannot start (a port it cannot bind, a database it cannot reach) does not stay up
+ * in part: in one process, everything opened is closed and the error thrown; a worker that cannot
+ * start tells the primary why and exits 1, and the primary then stops every worker and throws
+ * that reason. A listener that cannot bind names its address and option (see `listenOrExplain`).
  */
 export async function serve(
   config: ServeConfig,
   log: (line: string) => void,
 ): Promise<RunningServer & { isPrimary: boolean }> {
   if (config.workers <= 1) return { ...(await startServer(config, log)), isPrimary: true };
-  if (cluster.isWorker) {
-    const server = await startServer({ ...config, demo: false }, log);
-    process.send?.({ type: "listening", httpsUrl: server.httpsUrl, httpUrl: server.httpUrl });
-    return { ...server, isPrimary: false };
-  }
+  if (cluster.isWorker) return { ...(await startWorker(config, log)), isPrimary: false };
   const { certPath } = (await prepareWithoutBudget(config, log)).tls;
   return { ...(await forkWorkers(config.workers, log)), certPath, isPrimary: true };
 }
 
+/** What a worker tells the primary once started (or not). */
+type WorkerMessage =
+  | { type: "listening"; httpsUrl: string; httpUrl: string }
+  | { type: "failed"; reason: string };
+
+/** When a worker could not start: how long the others get to stop on SIGTERM before they are killed. */
+const FAILED_START_GRACE_MS = 5000;
+
+async function startWorker(config: ServeConfig, log: (line: string) => void): Promise<RunningServer> {
+  let server: RunningServer;
+  try {
+    server = await startServer({ ...config, demo: false }, log);
+  } catch (err) {
+    // The primary prints the reason once and stops the other workers; this one only leaves.
+    await tellPrimary({ type: "failed", reason: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
+  await tellPrimary({ type: "listening", httpsUrl: server.httpsUrl, httpUrl: server.httpUrl });
+  return server;
+}
+
+function tellPrimary(message: WorkerMessage): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.send) resolve();
+    else process.send(message, undefined, undefined, () => resolve());
+  });
+}
+
+/**
+ * Forks `count` workers and resolves once all listen. Until then, a worker that fails or exits
+ * stops them all and rejects with its reason; after, a worker that exits is replaced.
+ */
 async function forkWorkers(
   count: number,
   log: (line: string) => void,
@@ -55,7 +88,17 @@ async function forkWorkers(
   let stopping = false;
   const urls = await new Promise<{ httpsUrl: string; httpUrl: string }>((resolve, reject) => {
     let listening = 0;
-    cluster.on("message", (_worker, message: { type?: string; httpsUrl: string; httpUrl: string }) => {
+    const fail = (reason: string) => {
+      if (stopping) return;
+      stopping = true;
+      void stopWorkers(FAILED_START_GRACE_MS).then(() => reject(new Error(reason)));
+    };
+    cluster.on("message", (_worker, message: WorkerMessage | undefined) => {
+      if (message?.type === "failed") {
+        if (listening < count) fail(message.reason);
+        else log(`a new worker could not start: ${message.reason}`);
+        return;
+      }
       if (message?.type !== "listening") return;
       listening++;
       if (listening === count) resolve(message);
@@ -63,7 +106,7 @@ async function forkWorkers(
     cluster.on("exit", (worker, code, signal) => {
       if (stopping) return;
       if (listening < count) {
-        reject(new Error(`worker ${worker.process.pid} exited (${signal ?? code}) while starting`));
+        fail(`worker ${worker.process.pid} exited (${signal ?? code}) while starting`);
         return;
       }
       log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
@@ -75,18 +118,34 @@ async function forkWorkers(
     ...urls,
     async stop() {
       stopping = true;
-      const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
-      await Promise.all(
-        workers.map(
-          (worker) =>
-            new Promise<void>((resolve) => {
-              worker.once("exit", () => resolve());
-              worker.process.kill("SIGTERM");
-            }),
-        ),
-      );
+      await stopWorkers();
     },
   };
+}
+
+/** SIGTERM to every worker (and SIGKILL to one still there after `killAfterMs`, if given); resolves when all exited. */
+async function stopWorkers(killAfterMs?: number): Promise<void> {
+  const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+  await Promise.all(
+    workers.map(
+      (worker) =>
+        new Promise<void>((resolve) => {
+          if (worker.isDead()) {
+            resolve();
+            return;
+          }
+          const kill =
+            killAfterMs === undefined
+              ? undefined
+              : setTimeout(() => worker.process.kill("SIGKILL"), killAfterMs);
+          worker.once("exit", () => {
+            clearTimeout(kill);
+            resolve();
+          });
+          worker.process.kill("SIGTERM");
+        }),
+    ),
+  );
 }
 
 /** Migrations, the demo dataset on first run, the key secret and DEMO_KEY. Idempotent. */
@@ -158,9 +217,13 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
         "Warning: the SQLite statement budget was not built (no C compiler at install); statements run unbounded.",
       );
   }
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let httpServer: HttpServer | undefined;
   try {
     const complaints = new ComplaintStore(readDatabase);
     const notices = new NoticeStore(readDatabase);
+    // The notices are answered from memory: read them before the first request waits for it.
+    await notices.warm();
     const keyStore = new KeyStore(database);
 
     let httpsServer: HttpsServer | undefined;
@@ -171,7 +234,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       demoLimitPerHour: config.demoLimitPerHour,
       demoLimitPerDay: config.demoLimitPerDay,
     });
-    const app = await buildApp({
+    const started = await buildApp({
       complaints,
       notices,
       freshness,
@@ -191,21 +254,30 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
         return httpsServer as unknown as HttpServer;
       },
     });
-    await app.listen({ port: config.port, host: config.host });
-    const httpsPort = (httpsServer!.address() as AddressInfo).port;
-    const httpServer = createHttpServer((req, res) => app.routing(req, res));
-    await new Promise<void>((resolve, reject) => {
-      httpServer.once("error", reject);
-      httpServer.listen(config.httpPort, config.host, () => resolve());
+    app = started;
+    await listenOrExplain(() => started.listen({ port: config.port, host: config.host }), {
+      what: "HTTPS",
+      option: "--port",
+      host: config.host,
+      port: config.port,
     });
-    const httpPort = (httpServer.address() as AddressInfo).port;
+    const httpsPort = (httpsServer!.address() as AddressInfo).port;
+    const plain = createHttpServer((req, res) => started.routing(req, res));
+    httpServer = plain;
+    await listenOrExplain(() => listen(plain, config.httpPort, config.host), {
+      what: "plain HTTP",
+      option: "--http-port",
+      host: config.host,
+      port: config.httpPort,
+    });
+    const httpPort = (plain.address() as AddressInfo).port;
     const shownHost = ["0.0.0.0", "::", ""].includes(config.host) ? "localhost" : config.host;
     return {
       httpsUrl: `https://${shownHost}:${httpsPort}`,
       httpUrl: `http://${shownHost}:${httpPort}`,
       certPath: tls.certPath,
       stop: async () => {
-        await stopServer(app, httpServer);
+        await stopServer(started, plain);
         // Unused leased hits back to the shared counters, and the last usage written.
         await rateLimiter.close();
         await database.close();
@@ -213,9 +285,64 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       },
     };
   } catch (err) {
+    // Nothing stays up in part: a listener already bound closes with the databases.
+    httpServer?.close();
+    try {
+      await app?.close();
+    } catch {
+      // The error that stopped the start is the one to report.
+    }
     await database.close();
     if (readDatabase !== database) await readDatabase.close();
     throw err;
+  }
+}
+
+/** One of the server's listeners, as its errors name it. */
+interface Listener {
+  /** "HTTPS" or "plain HTTP". */
+  what: string;
+  /** The option that chose the port. */
+  option: "--port" | "--http-port";
+  host: string;
+  port: number;
+}
+
+/** `server.listen`, resolving once listening and rejecting with the error that kept it from it. */
+function listen(server: HttpServer, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (err: Error) => reject(err);
+    server.once("error", failed);
+    server.listen(port, host, () => {
+      server.off("error", failed);
+      resolve();
+    });
+  });
+}
+
+/**
+ * Runs `start` (a listen), turning a failure to bind into an error that names the address, the
+ * option that chose it and what to do, such as `cannot listen for plain HTTP on 127.0.0.1:8080
+ * (--http-port 8080): the port is already in use; stop what holds it or choose another with
+ * --http-port`.
+ */
+async function listenOrExplain(start: () => Promise<unknown>, listener: Listener): Promise<void> {
+  try {
+    await start();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason =
+      code === "EADDRINUSE"
+        ? `the port is already in use; stop what holds it or choose another with ${listener.option}`
+        : code === "EACCES"
+          ? `permission denied (ports below 1024 need privileges); choose another with ${listener.option}`
+          : code === "EADDRNOTAVAIL"
+            ? `${listener.host} is not an address of this machine; choose another with --host`
+            : (code ?? (err instanceof Error ? err.message : String(err)));
+    const host = listener.host.includes(":") ? `[${listener.host}]` : listener.host;
+    throw new Error(
+      `cannot listen for ${listener.what} on ${host}:${listener.port} (${listener.option} ${listener.port}): ${reason}`,
+    );
   }
 }
 

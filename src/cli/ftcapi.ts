@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from "commander";
+import { redactPasswords } from "../domain/redact-passwords.js";
 import { generateCommand } from "./generate-command.js";
 import { importCommand } from "./import-command.js";
 import { keysCommand } from "./keys-command.js";
@@ -20,6 +21,9 @@ const program = new Command("ftcapi")
 try {
   await program.parseAsync(process.argv);
 } catch (err) {
-  process.stderr.write(`ftcapi: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 1;
+  // The message only, never a stack, and never a password of a URL it quotes (--db, --upstream).
+  process.stderr.write(`ftcapi: ${redactPasswords(err instanceof Error ? err.message : String(err))}\n`);
+  // At once: a command that failed, such as a server that could not listen, must not stay up on
+  // whatever it left open.
+  process.exit(1);
 }

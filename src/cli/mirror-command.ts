@@ -5,6 +5,7 @@ import { DB_OPTION, type MirrorConfig, mirrorConfig, type RawMirrorOptions } fro
 import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import { dayOf, parseDate } from "../domain/date-time.js";
 import { formatTimestamp } from "../domain/notice.js";
+import { redactPasswords } from "../domain/redact-passwords.js";
 import { nowSeconds, SECONDS_PER_DAY } from "../domain/time.js";
 import { mirrorComplaints } from "../ingest/complaint-mirror.js";
 import { type FollowedCollection, nextRunAt } from "../ingest/next-run-at.js";
@@ -225,6 +226,7 @@ function requestsSince(client: UpstreamClient, before: UpstreamClient["stats"]):
   return `${now.requests - before.requests} requests, ${now.retries - before.retries} retries, ${now.rateLimited - before.rateLimited} rate-limit waits`;
 }
 
+/** An error's message as printed: no stack, and no password of a URL it may quote. */
 function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return redactPasswords(err instanceof Error ? err.message : String(err));
 }

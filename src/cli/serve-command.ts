@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { DEMO_KEY } from "../access/api-keys.js";
 import { optionHelp, type RawServeOptions, SERVE_OPTIONS, serveConfig } from "../config.js";
+import { redactPasswords } from "../domain/redact-passwords.js";
 import { serve } from "../main.js";
 import { relativeToHere } from "./relative-to-here.js";
 
@@ -33,7 +34,7 @@ async function runServe(flags: RawServeOptions): Promise<void> {
   const cert = config.tlsCert ? "" : `--cacert ${relativeToHere(server.certPath)} `;
   process.stdout.write(
     [
-      `ftcapi is serving ${config.db}${config.workers > 1 ? ` with ${config.workers} workers` : ""}`,
+      `ftcapi is serving ${redactPasswords(config.db)}${config.workers > 1 ? ` with ${config.workers} workers` : ""}`,
       `  HTTPS:    ${server.httpsUrl}`,
       `  HTTP:     ${server.httpUrl}  (answers HTTPS_REQUIRED unless --trust-proxy and X-Forwarded-Proto: https)`,
       `  Demo key: ${DEMO_KEY}`,

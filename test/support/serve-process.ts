@@ -12,6 +12,8 @@ export interface ServeProcess {
   certPath: string | undefined;
   /** Everything written to standard output so far. */
   output(): string;
+  /** Everything written to standard error so far. */
+  errorOutput(): string;
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
 }
@@ -57,6 +59,7 @@ export function startServeProcess(
         curlLine: curl[1]!,
         certPath: cacert === undefined ? undefined : resolvePath(cwd, cacert),
         output: () => stdout,
+        errorOutput: () => stderr,
         stop: () => {
           child.kill("SIGTERM");
           return exited;

@@ -2,6 +2,7 @@ import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { CounterFile } from "../database.js";
 import type { CounterSchema } from "../schema.js";
+import { createPrivateFile } from "./create-private-file.js";
 
 /**
  * The suffix of the SQLite counter file: `data/ftcapi.db` keeps its counters in
@@ -42,6 +43,7 @@ const COUNTER_MIGRATIONS: readonly string[] = [
  * (see bindToDatabase).
  */
 export function openCounterFile(file: string, main?: BetterSqlite3.Database): CounterFile {
+  createPrivateFile(file);
   const sqlite = new BetterSqlite3(file);
   try {
     sqlite.pragma("journal_mode = WAL");

@@ -7,6 +7,7 @@ import type { Schema } from "../schema.js";
 import { isDatabaseReady } from "../unavailable.js";
 import { SqliteComplaintWriter } from "./complaint-writer.js";
 import { counterFileOf, openCounterFile } from "./counter-file.js";
+import { createPrivateFile } from "./create-private-file.js";
 import { SqliteRateLimitStore } from "./rate-limit-store.js";
 import { type DriverStatement, StatementBudget } from "./statement-budget.js";
 import { writeWithoutWaiting } from "./write-without-waiting.js";
@@ -15,6 +16,7 @@ import { writeWithoutWaiting } from "./write-without-waiting.js";
 export function openSqlite(location: string, options: OpenOptions): SqliteDatabase {
   const file = resolve(location);
   mkdirSync(dirname(file), { recursive: true });
+  createPrivateFile(file);
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
