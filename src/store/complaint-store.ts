@@ -3,6 +3,7 @@ import { COMPLAINTS } from "../domain/collections.js";
 import type { Complaint } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { formatDateTime } from "../domain/date-time.js";
+import { SECONDS_PER_DAY } from "../domain/time.js";
 import { CollectionVersion } from "./collection-version.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
@@ -90,14 +91,28 @@ export class ComplaintStore {
       }
     }
 
-    const scanInOrder = query.violation !== undefined && (await this.violationIsCommon(query, total));
+    const day = violationDay(query);
+    const scanInOrder =
+      query.violation !== undefined && day === undefined && (await this.violationIsCommon(query, total));
     const direction = order === "DESC" ? "desc" : "asc";
     // A rare violation date is best found on its own index and sorted: `created_at + 0` keeps
     // planners from walking the created order instead, hoping to meet matches early.
     const rareViolation =
-      query.violation !== undefined && !scanInOrder && equalityColumns(query).length === 0;
+      query.violation !== undefined &&
+      day === undefined &&
+      !scanInOrder &&
+      equalityColumns(query).length === 0;
     const page = <O>(select: SelectQueryBuilder<Schema, "complaints", O>) => {
-      let ordered = this.filtered(select, query, created, scanInOrder);
+      // One violation day is walked on its own index (migration 011), already in created order;
+      // its day alone selects it exactly (from day 1 on), and the index holds no violation time.
+      let ordered =
+        day === undefined
+          ? this.filtered(select, query, created, scanInOrder)
+          : this.filtered(select, { ...query, violation: undefined }, created).where(
+              "violation_day",
+              "=",
+              day,
+            );
       // Ordering by the filter's equality columns first changes nothing in the result but names the
       // filter's index as the one that yields the order, so no planner prefers scanning another.
       for (const column of equalityColumns(query)) ordered = ordered.orderBy(column, direction);
@@ -320,6 +335,17 @@ export class ComplaintStore {
       .executeTakeFirst();
     return Number(row?.count ?? 0);
   }
+}
+
+/**
+ * The violation day (days since 1970) when the query selects exactly one whole day of violations
+ * and no other attribute, so that the violation-day index serves it; else undefined.
+ */
+function violationDay(query: ComplaintQuery): number | undefined {
+  const range = query.violation;
+  if (!range || equalityColumns(query).length > 0) return undefined;
+  if (range.from % SECONDS_PER_DAY !== 0 || range.to !== range.from + SECONDS_PER_DAY - 1) return undefined;
+  return range.from / SECONDS_PER_DAY;
 }
 
 /** The columns a query fixes by equality, in the order of the index that serves it. */

@@ -10,6 +10,7 @@ import { rateLeaseFunction } from "./migrations/007-rate-lease-function.js";
 import { collectionVersion } from "./migrations/008-collection-version.js";
 import { dropUnused } from "./migrations/009-drop-unused.js";
 import { dropNoticeVersion } from "./migrations/010-drop-notice-version.js";
+import { violationDayIndex } from "./migrations/011-violation-day-index.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -29,6 +30,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["008-collection-version", collectionVersion],
   ["009-drop-unused", dropUnused],
   ["010-drop-notice-version", dropNoticeVersion],
+  ["011-violation-day-index", violationDayIndex],
 ];
 
 /** The migrations for the database's dialect, by name. */

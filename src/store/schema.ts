@@ -13,6 +13,8 @@ export interface ComplaintTable {
   robocall: string;
   state_key: string;
   city_key: string;
+  /** The day of `violation_at` (days since 1970, rounded down): set by the writer on SQLite, computed on PostgreSQL. */
+  violation_day: Generated<number>;
 }
 
 /**

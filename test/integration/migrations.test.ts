@@ -25,6 +25,7 @@ const MIGRATION_NAMES = [
   "008-collection-version",
   "009-drop-unused",
   "010-drop-notice-version",
+  "011-violation-day-index",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -37,6 +38,7 @@ const SQLITE_SCHEMA = [
   `index complaints_robocall on complaints: CREATE INDEX "complaints_robocall" on "complaints" ("robocall", "created_at", "id")`,
   `index complaints_state on complaints: CREATE INDEX "complaints_state" on "complaints" ("state_key", "created_at", "id")`,
   `index complaints_violation on complaints: CREATE INDEX "complaints_violation" on "complaints" ("violation_at")`,
+  `index complaints_violation_day on complaints: CREATE INDEX "complaints_violation_day" on "complaints" ("violation_day", "created_at", "id")`,
   `index notice_values_field_value on notice_values: CREATE INDEX "notice_values_field_value" on "notice_values" ("field", "value")`,
   `index notices_acquired_party_order on notices: CREATE INDEX "notices_acquired_party_order" on "notices" ((acquired_party is null), lower(acquired_party), id)`,
   `index notices_acquiring_party_order on notices: CREATE INDEX "notices_acquiring_party_order" on "notices" ((acquiring_party is null), lower(acquiring_party), id)`,
@@ -51,7 +53,7 @@ const SQLITE_SCHEMA = [
   `table collection_updates on collection_updates: CREATE TABLE "collection_updates" ("collection" text primary key, "updated_at" integer not null, "version" integer default 0 not null)`,
   `table complaint_counts on complaint_counts: CREATE TABLE "complaint_counts" ("dimension" text not null, "value" text not null, "day" integer not null, "count" integer not null, constraint "complaint_counts_pk" primary key ("dimension", "value", "day")) without rowid`,
   `table complaint_hour_counts on complaint_hour_counts: CREATE TABLE "complaint_hour_counts" ("dimension" text not null, "value" text not null, "hour" integer not null, "count" integer not null, constraint "complaint_hour_counts_pk" primary key ("dimension", "value", "hour")) without rowid`,
-  `table complaints on complaints: CREATE TABLE "complaints" ("created_at" integer not null, "id" text not null , "violation_at" integer not null, "phone" text not null, "city" text not null, "state" text not null, "area_code" text not null, "subject" text not null, "robocall" text not null, "state_key" text not null, "city_key" text not null, constraint "complaints_pk" primary key ("created_at", "id")) without rowid`,
+  `table complaints on complaints: CREATE TABLE "complaints" ("created_at" integer not null, "id" text not null , "violation_at" integer not null, "phone" text not null, "city" text not null, "state" text not null, "area_code" text not null, "subject" text not null, "robocall" text not null, "state_key" text not null, "city_key" text not null, violation_day integer not null default 0, constraint "complaints_pk" primary key ("created_at", "id")) without rowid`,
   `table mirror_state on mirror_state: CREATE TABLE "mirror_state" ("upstream" text not null, "collection" text not null, "complete_through_day" integer, "cursor" text, "checked_at" integer, constraint "mirror_state_pk" primary key ("upstream", "collection"))`,
   `table notice_values on notice_values: CREATE TABLE "notice_values" ("notice_id" text not null , "field" text not null, "position" integer not null, "value" text not null , constraint "notice_values_pk" primary key ("notice_id", "field", "position")) without rowid`,
   `table notices on notices: CREATE TABLE "notices" ("id" text primary key , "revision" integer not null, "title" text not null , "transaction_number" text not null , "acquiring_party" text , "acquired_party" text , "date" text , "created_at" integer not null, "updated_at" integer not null, "content_digest" text not null)`,
@@ -68,7 +70,7 @@ const POSTGRES_SCHEMA = [
   `table collection_updates (collection text not null, updated_at bigint not null, version integer not null default 0)`,
   `table complaint_counts (dimension text not null, value text not null, day integer not null, count integer not null)`,
   `table complaint_hour_counts (dimension text not null, value text not null, hour integer not null, count integer not null)`,
-  `table complaints (created_at bigint not null, id text not null collate C, violation_at bigint not null, phone text not null, city text not null, state text not null, area_code text not null, subject text not null, robocall text not null, state_key text not null, city_key text not null)`,
+  `table complaints (created_at bigint not null, id text not null collate C, violation_at bigint not null, phone text not null, city text not null, state text not null, area_code text not null, subject text not null, robocall text not null, state_key text not null, city_key text not null, violation_day integer not null)`,
   `table key_usage (key_id integer not null, hour bigint not null, count integer not null)`,
   `table mirror_state (upstream text not null, collection text not null, complete_through_day integer null, cursor text null, checked_at bigint null)`,
   `table notice_values (notice_id text not null collate C, field text not null, position integer not null, value text not null collate C)`,
@@ -101,6 +103,7 @@ const POSTGRES_SCHEMA = [
   `index complaints_robocall: CREATE INDEX complaints_robocall ON public.complaints USING btree (robocall, created_at, id)`,
   `index complaints_state: CREATE INDEX complaints_state ON public.complaints USING btree (state_key, created_at, id)`,
   `index complaints_violation: CREATE INDEX complaints_violation ON public.complaints USING btree (violation_at)`,
+  `index complaints_violation_day: CREATE INDEX complaints_violation_day ON public.complaints USING btree (violation_day, created_at, id)`,
   `index key_usage_pk: CREATE UNIQUE INDEX key_usage_pk ON public.key_usage USING btree (key_id, hour)`,
   `index mirror_state_pk: CREATE UNIQUE INDEX mirror_state_pk ON public.mirror_state USING btree (upstream, collection)`,
   `index notice_values_field_value: CREATE INDEX notice_values_field_value ON public.notice_values USING btree (field, value)`,

@@ -2,7 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { COMPLAINTS } from "../../domain/collections.js";
 import type { Complaint } from "../../domain/complaint.js";
 import { matchKey } from "../../domain/complaint.js";
-import { SECONDS_PER_HOUR } from "../../domain/time.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
 import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
 import { DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
@@ -65,8 +65,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   constructor(private readonly database: SqliteDatabase) {
     this.insertStatement = database.sqlite.prepare(
       `insert or ignore into complaints
-        (created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key)
-        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        (created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key, violation_day)
+        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.countStatement = database.sqlite.prepare(
       `insert into complaint_counts (dimension, value, day, count) values (?, ?, ?, ?)
@@ -118,6 +118,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         complaint.robocall,
         stateKey,
         cityKey,
+        Math.floor(complaint.violationAt / SECONDS_PER_DAY),
       );
       if (info.changes === 0) {
         this.existing++;
