@@ -74,17 +74,24 @@ export function noticeResource(
 const URL_MARK = "\u0000collection\u0000";
 const ESCAPED_URL_MARK = JSON.stringify(URL_MARK).slice(1, -1);
 
-/** Each notice's resource text (all fields), split where the collection URL goes, kept while the notice object lives. */
-const RESOURCE_TEXTS = new WeakMap<Notice, string[]>();
+/**
+ * Each notice's resource text (all fields), split where the collection URL goes, and the text for
+ * the last URL it was written with, kept while the notice object lives.
+ */
+const RESOURCE_TEXTS = new WeakMap<Notice, { parts: string[]; url: string; text: string }>();
 
 /** `JSON.stringify(noticeResource(notice, collectionUrl, undefined))`, from text kept per notice. */
 function resourceText(notice: Notice, escapedCollectionUrl: string): string {
-  let parts = RESOURCE_TEXTS.get(notice);
-  if (parts === undefined) {
-    parts = JSON.stringify(noticeResource(notice, URL_MARK, undefined)).split(ESCAPED_URL_MARK);
-    RESOURCE_TEXTS.set(notice, parts);
+  let kept = RESOURCE_TEXTS.get(notice);
+  if (kept === undefined) {
+    const parts = JSON.stringify(noticeResource(notice, URL_MARK, undefined)).split(ESCAPED_URL_MARK);
+    kept = { parts, url: escapedCollectionUrl, text: parts.join(escapedCollectionUrl) };
+    RESOURCE_TEXTS.set(notice, kept);
+  } else if (kept.url !== escapedCollectionUrl) {
+    kept.url = escapedCollectionUrl;
+    kept.text = kept.parts.join(escapedCollectionUrl);
   }
-  return parts.join(escapedCollectionUrl);
+  return kept.text;
 }
 
 /**

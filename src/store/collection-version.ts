@@ -21,7 +21,7 @@ const NEVER: VersionStamp = Object.freeze({ version: 0, updatedAtSeconds: undefi
 
 /**
  * The one answer to "did this collection change?" for every cache of a process: the answer cache,
- * the complaint count series, the notice totals, `Last-Modified` and `/v0/status` all read the same
+ * the complaint count series, the notice snapshot, `Last-Modified` and `/v0/status` all read the same
  * stamp, so they never disagree about which version they show. Writers bump the version in the
  * transaction that changes the collection and note the commit on the database (see
  * `collection-commit.ts`).

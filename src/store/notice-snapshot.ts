@@ -3,6 +3,7 @@ import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js"
 import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
 import { FieldIndex, type IndexedValue } from "./field-index.js";
 import { TrigramIndex } from "./trigram-index.js";
+import { VersionedLru } from "./versioned-lru.js";
 
 /** The text fields a notice holds one value of, lowered for comparison. */
 type ScalarTextField = "id" | "title" | "transaction-number" | "acquiring-party" | "acquired-party";
@@ -11,20 +12,31 @@ type ListField = "acquired-entities" | "tags";
 /** Operators whose answer on text depends on the database's collation: answered by the database. */
 const ORDERING_OPERATORS = new Set(["<", "<=", ">", ">=", "BETWEEN", "NOT BETWEEN"]);
 
-/** Up to this many matches, a page sorts the matches rather than walking the whole order. */
-const FEW_MATCHES = 2_000;
+/** Candidates from an index up to this many are tested one by one; more are marked in an array. */
+const FEW_CANDIDATES = 4_000;
 
-/** The notices that match a filter: a membership array (1 for a match) and how many match. */
+/** The matches of filters kept per snapshot, in bytes (4 a match, and 4 a match per sort paged). */
+const MATCHES_KEPT_BYTES = 16 * 1024 * 1024;
+
+/** The notices that match a filter: their positions, and their places in each sort asked for. */
 export interface Matches {
   count: number;
-  /** 1 at each matching position; or, instead, */
-  members?: Uint8Array;
-  /** the matching positions, each once. */
-  positions?: number[];
+  positions: Int32Array;
+  /** Per sort, the matches' places in that sort's order, ascending: a page is a slice of it. */
+  places: Map<string, Int32Array>;
+  /** The sorts a page of these matches was found in by walking the whole order. */
+  walked: Set<string>;
+}
+
+/** Where a condition's notices are: index records (`exact`), or candidates still to be tested. */
+interface Source {
+  records: Int32Array[];
+  exact: boolean;
 }
 
 /** A sort's order: the notices' positions in order, and each position's place in it. */
 interface SortOrder {
+  name: string;
   order: Int32Array;
   rankOf: Int32Array;
 }
@@ -59,6 +71,7 @@ export class NoticeSnapshot {
   private readonly lists: Record<ListField, string[][]>;
   private readonly grams = new Map<NoticeFieldName, TrigramIndex>();
   private readonly indexes = new Map<string, FieldIndex>();
+  private readonly matches = new VersionedLru<Matches>(MATCHES_KEPT_BYTES);
   private readonly orders = new Map<string, SortOrder>();
   private readonly ranks = new Map<NoticeFieldName, FieldRanks>();
   private readonly lower: (text: string) => string;
@@ -122,21 +135,26 @@ export class NoticeSnapshot {
    */
   matching(node: FilterNode, resolved: ReadonlyMap<FilterCondition, Uint8Array>): Matches | undefined {
     if (node.kind === "group" && node.members.length === 0) return undefined;
+    // What the database answered is part of the filter's result, so such filters are not kept.
+    const key = resolved.size === 0 ? JSON.stringify(node) : undefined;
+    const kept = key === undefined ? undefined : this.matches.get(key, this.version);
+    if (kept) return kept;
     let sole: FilterNode = node;
     while (sole.kind === "group" && sole.members.length === 1) sole = sole.members[0]!;
-    if (sole.kind === "condition" && !resolved.has(sole)) {
-      // One condition an index answers: its records, without a pass over every notice.
-      const found = this.indexed(sole, this.operands(sole));
-      if (found) {
-        const positions =
-          found.length === 1 && !isList(sole.field) ? Array.from(found[0]!) : unique(found, this.size);
-        return { positions, count: positions.length };
-      }
+    const conditions = sole.kind === "condition" ? [sole] : sole.conjunction === "AND" ? sole.members : [];
+    let positions = this.allOf(conditions, resolved);
+    if (positions === undefined) {
+      const members = this.evaluate(node, resolved);
+      let count = 0;
+      for (let position = 0; position < members.length; position++) count += members[position]!;
+      positions = new Int32Array(count);
+      let at = 0;
+      for (let position = 0; position < members.length; position++)
+        if (members[position] === 1) positions[at++] = position;
     }
-    const members = this.evaluate(node, resolved);
-    let count = 0;
-    for (let position = 0; position < members.length; position++) count += members[position]!;
-    return { members, count };
+    const matches: Matches = { count: positions.length, positions, places: new Map(), walked: new Set() };
+    if (key !== undefined) this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20));
+    return matches;
   }
 
   /** A node's membership array; the caller may change it. */
@@ -159,36 +177,89 @@ export class NoticeSnapshot {
   }
 
   private condition(condition: FilterCondition): Uint8Array {
+    const source = this.source(condition);
+    const result = new Uint8Array(this.size);
+    if (source?.exact) {
+      for (const records of source.records)
+        for (let at = 0; at < records.length; at++) result[records[at]!] = 1;
+      return result;
+    }
+    const test = this.positionTest(condition);
+    const candidates = source?.records[0];
+    if (candidates) {
+      for (let at = 0; at < candidates.length; at++) if (test(candidates[at]!)) result[candidates[at]!] = 1;
+    } else for (let position = 0; position < this.size; position++) if (test(position)) result[position] = 1;
+    return result;
+  }
+
+  /**
+   * The notices matching every one of `members` when all are conditions and one of them has an
+   * index: that condition's records (the fewest), kept when the others' tests pass; else undefined.
+   * No pass over every notice.
+   */
+  private allOf(
+    members: readonly FilterNode[],
+    resolved: ReadonlyMap<FilterCondition, Uint8Array>,
+  ): Int32Array | undefined {
+    let best: { condition: FilterCondition; source: Source; size: number } | undefined;
+    for (const member of members) {
+      if (member.kind !== "condition" || resolved.has(member)) return undefined;
+      const source = this.source(member);
+      if (!source) continue;
+      const size = source.records.reduce((sum, records) => sum + records.length, 0);
+      if (!best || size < best.size) best = { condition: member, source, size };
+    }
+    if (!best) return undefined;
+    const { condition, source } = best;
+    const tests = (members as FilterCondition[])
+      .filter((member) => member !== condition || !source.exact)
+      .map((member) => this.positionTest(member));
+    if (tests.length > 0 && best.size > FEW_CANDIDATES) return undefined;
+    const candidates =
+      source.records.length === 1 && !isList(condition.field)
+        ? Int32Array.from(source.records[0]!)
+        : Int32Array.from(unique(source.records, this.size));
+    return tests.length === 0
+      ? candidates
+      : candidates.filter((position) => tests.every((test) => test(position)));
+  }
+
+  /**
+   * Where a condition's notices can be found without testing every notice: its records from an
+   * index (`exact`), or candidates that hold a pattern's three-character sequences, to be tested.
+   */
+  private source(condition: FilterCondition): Source | undefined {
+    if (condition.operator === "IS NULL" || condition.operator === "IS NOT NULL") return undefined;
+    const operands = this.operands(condition);
+    const found = this.indexed(condition, operands);
+    if (found) return { records: found, exact: true };
+    const candidates = this.candidates(condition.field, condition.operator, String(operands[0]));
+    return candidates ? { records: [candidates], exact: false } : undefined;
+  }
+
+  /** Whether the notice at a position satisfies a condition (the database decides none of it). */
+  private positionTest(condition: FilterCondition): (position: number) => boolean {
     const { field, operator } = condition;
     const kind = NOTICE_FIELDS[field];
     if (operator === "IS NULL" || operator === "IS NOT NULL") {
       const present = operator === "IS NOT NULL";
       const values = this.valuesOf(field);
-      return this.each((position) => values(position).length > 0 === present);
+      return (position) => values(position).length > 0 === present;
     }
-    const operands = this.operands(condition);
-    const found = this.indexed(condition, operands);
-    if (found) {
-      const result = new Uint8Array(this.size);
-      for (const records of found) for (let at = 0; at < records.length; at++) result[records[at]!] = 1;
-      return result;
-    }
-    const [first] = operands;
-    const test = valueTest(operator, operands, compareValues);
-    const candidates = this.candidates(field, operator, String(first));
+    const test = valueTest(operator, this.operands(condition), compareValues);
     if (field === "acquired-entities" || field === "tags") {
       const lists = this.lists[field];
-      return this.each((position) => lists[position]!.some(test), candidates);
+      return (position) => lists[position]!.some(test);
     }
     if (kind === "text" || kind === "id") {
       const scalars = this.scalars[field as ScalarTextField];
-      return this.each((position) => {
+      return (position) => {
         const value = scalars[position];
         return value !== null && value !== undefined && test(value);
-      }, candidates);
+      };
     }
     const values = this.valuesOf(field);
-    return this.each((position) => values(position).some(test), candidates);
+    return (position) => values(position).some(test);
   }
 
   /**
@@ -298,17 +369,6 @@ export class NoticeSnapshot {
     return index.candidates(pattern);
   }
 
-  /** A membership array: `test` over every notice, or over `candidates` only when given. */
-  private each(test: (position: number) => boolean, candidates?: Int32Array): Uint8Array {
-    const result = new Uint8Array(this.size);
-    if (candidates) {
-      for (const position of candidates) if (test(position)) result[position] = 1;
-      return result;
-    }
-    for (let position = 0; position < this.size; position++) if (test(position)) result[position] = 1;
-    return result;
-  }
-
   /**
    * The positions of a page: the `offset`-th to the `offset + limit - 1`-th notice of `matches`
    * (every notice when undefined) in the order of `sort` (empty: newest created first), ties broken
@@ -318,22 +378,18 @@ export class NoticeSnapshot {
     const total = matches === undefined ? this.size : matches.count;
     const end = Math.min(total, offset + limit);
     if (offset >= end) return [];
-    const { order, rankOf } = this.order(sort);
+    const { name, order, rankOf } = this.order(sort);
     if (matches === undefined) return Array.from(order.subarray(offset, end));
-    let members = matches.members;
-    if (total <= FEW_MATCHES || members === undefined) {
-      // Few matches: sort them by their place in the order instead of walking all of it.
-      let found = matches.positions;
-      if (found === undefined) {
-        found = [];
-        const all = members!;
-        for (let position = 0; position < all.length; position++)
-          if (all[position] === 1) found.push(position);
-      }
-      if (total <= FEW_MATCHES) return found.sort((a, b) => rankOf[a]! - rankOf[b]!).slice(offset, end);
-      members = new Uint8Array(this.size);
-      for (const position of found) members[position] = 1;
+    let places = matches.places.get(name);
+    if (places === undefined && (total <= FEW_CANDIDATES || matches.walked.has(name))) {
+      // Sorting the matches' places pays from the second page of a large result on.
+      places = Int32Array.from(matches.positions, (position) => rankOf[position]!).sort();
+      matches.places.set(name, places);
     }
+    if (places) return Array.from(places.subarray(offset, end), (place) => order[place]!);
+    matches.walked.add(name);
+    const members = new Uint8Array(this.size);
+    for (let at = 0; at < matches.positions.length; at++) members[matches.positions[at]!] = 1;
     const page: number[] = [];
     if (offset <= total - end) {
       let seen = 0;
@@ -379,7 +435,7 @@ export class NoticeSnapshot {
     const rankOf = new Int32Array(this.size);
     for (let index = 0; index < order.length; index++) rankOf[order[index]!] = index;
     if (this.orders.size >= ORDERS_KEPT) this.orders.delete(this.orders.keys().next().value!);
-    const kept = { order, rankOf };
+    const kept = { name, order, rankOf };
     this.orders.set(name, kept);
     return kept;
   }

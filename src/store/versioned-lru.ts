@@ -2,7 +2,7 @@
  * A small least-recently-used map whose entries belong to one version of the data: `get` and `set`
  * take the version the caller read (versions only grow), and the first call with a newer version
  * drops everything; a caller still holding an older version is served nothing and keeps nothing.
- * The answer cache, the complaint count series and the notice totals each keep one, sized by a
+ * The answer cache and the complaint count series each keep one, sized by a
  * weight (characters, buckets, entries) rather than a count when their entries differ in size.
  */
 export class VersionedLru<Value> {
@@ -12,6 +12,16 @@ export class VersionedLru<Value> {
 
   /** `maxWeight`: the summed weight kept; the least recently used entries go first. */
   constructor(private readonly maxWeight: number) {}
+
+  /** How many entries are kept now (those of an older version count until the next `get` drops them). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The summed weight of the entries kept now. */
+  get keptWeight(): number {
+    return this.weight;
+  }
 
   /** The value kept for `key` at `version`, or undefined (also when `version` is new). */
   get(key: string, version: number): Value | undefined {
