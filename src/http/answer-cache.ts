@@ -9,6 +9,22 @@ export interface CachedAnswer {
   etag: string;
 }
 
+/** What an answer cache has done and holds, for the metrics. */
+export interface AnswerCacheFigures {
+  /** Answers served from memory since the process started. */
+  readonly hits: number;
+  /** Answers produced because memory had none, since the process started. */
+  readonly misses: number;
+  /** Answers kept now. */
+  readonly entries: number;
+  /** Characters of the bodies kept now, and at most. */
+  readonly sizeCharacters: number;
+  readonly limitCharacters: number;
+}
+
+/** Told of every answer cache a route makes, so that the metrics can read its figures. */
+export type AnswerCacheWatcher = (cache: AnswerCache) => void;
+
 /**
  * Keeps recent answers of a read-only collection in memory with their ETag, so that a repeated
  * request costs a lookup and a conditional one a 304. Answers belong to the collection's version
@@ -18,10 +34,12 @@ export interface CachedAnswer {
  */
 export class AnswerCache {
   private readonly answers: VersionedLru<CachedAnswer>;
+  private hits = 0;
+  private misses = 0;
 
   /** `maxCharacters`: bodies kept, in characters summed; the least recently used go first. */
   constructor(
-    private readonly version: CollectionVersion,
+    readonly version: CollectionVersion,
     private readonly maxCharacters: number,
   ) {
     this.answers = new VersionedLru(maxCharacters);
@@ -29,14 +47,34 @@ export class AnswerCache {
 
   /** The answer for `key`, from memory or from `produce` (whose result is then kept). */
   async answer(key: string, produce: () => Promise<string>): Promise<CachedAnswer> {
-    const { version } = await this.version.current();
+    const { version, updatedAtSeconds } = await this.version.current();
     const known = this.answers.get(key, version);
-    if (known) return known;
+    if (known) {
+      this.hits++;
+      return known;
+    }
+    this.misses++;
     const body = await produce();
-    // The tag is the body's hash alone, so every worker and replica gives the same answer the same tag.
-    const answer = { body, etag: `"${hash("md5", body, "base64url")}"` };
+    // The answer to a request is fixed by the collection's version, so the tag names the version
+    // (with its update time) and the request: every worker and replica on the database gives the
+    // same answer the same tag, without hashing the whole body on every miss.
+    const answer = {
+      body,
+      etag: `"${version}.${updatedAtSeconds ?? 0}.${hash("md5", key, "base64url").slice(0, 16)}"`,
+    };
     if (body.length <= this.maxCharacters / 8) this.answers.set(key, answer, version, body.length);
     return answer;
+  }
+
+  /** Lookups so far and what is kept now. */
+  figures(): AnswerCacheFigures {
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      entries: this.answers.size,
+      sizeCharacters: this.answers.keptWeight,
+      limitCharacters: this.maxCharacters,
+    };
   }
 }
 

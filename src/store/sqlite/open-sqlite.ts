@@ -35,12 +35,24 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     counterFile ??= openCounterFile(counterFileOf(file), sqlite);
     return counterFile;
   };
-  const dataVersion = sqlite.prepare("pragma data_version").pluck();
+  const dataVersionStatement = sqlite.prepare("pragma data_version").pluck();
+  // Read once per turn of the event loop: a request asks several times (its caches, its store,
+  // Last-Modified), and a commit by another process seen a turn later is seen as promptly.
+  let dataVersionSeen: number | undefined;
+  const dataVersion = () => {
+    if (dataVersionSeen === undefined) {
+      dataVersionSeen = Number(dataVersionStatement.get());
+      setImmediate(() => {
+        dataVersionSeen = undefined;
+      });
+    }
+    return dataVersionSeen;
+  };
   const database: SqliteDatabase = {
     db,
     dialect: "sqlite",
     sqlite,
-    dataVersion: () => Number(dataVersion.get()),
+    dataVersion,
     hasStatementBudget: budget !== undefined,
     ...commitLedger(),
     location: file,
