@@ -125,9 +125,15 @@ export class ComplaintStore {
     const complaints = this.database.db.selectFrom("complaints");
     // Rows skipped by an offset, or sorted, need only their key: every index holds (created_at, id),
     // so those reads never touch the table (PostgreSQL would otherwise read every skipped row from
-    // its heap, SQLite sort whole rows); the page's rows are then fetched by id.
+    // its heap, SQLite sort whole rows); the page's rows are then fetched by id. SQLite's table is
+    // itself ordered by (created_at, id), so a page of the created order alone is read off it
+    // directly, skipped rows and all: half the cost of keys and then ids.
+    const onTable =
+      this.database.dialect === "sqlite" &&
+      query.violation === undefined &&
+      equalityColumns(query).length === 0;
     const rows =
-      offset > 0 || rareViolation
+      (offset > 0 && !onTable) || rareViolation
         ? await this.byKeys(await page(complaints.select(["created_at", "id"])).execute())
         : await page(complaints.select(COLUMNS)).execute();
     const records = rows.map(toComplaint);
