@@ -8,7 +8,7 @@ import { CollectionVersion } from "./collection-version.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
 import { DimensionCounts } from "./dimension-counts.js";
-import type { Schema } from "./schema.js";
+import type { ComplaintTable, Schema } from "./schema.js";
 
 /** A page of complaints and the exact number of complaints the query matches. */
 export interface ComplaintPage {
@@ -144,15 +144,28 @@ export class ComplaintStore {
   /** The complaints with these keys, in the keys' order. */
   private async byKeys(keys: Array<{ created_at: number; id: string }>) {
     if (keys.length === 0) return [];
-    const rows = await this.database.db
-      .selectFrom("complaints")
-      .select(COLUMNS)
-      .where(
-        "id",
-        "in",
-        keys.map((key) => key.id),
-      )
-      .execute();
+    // On SQLite the rows are found by their primary key, the table's own order, so that a page's
+    // rows (neighbours in created order) share the table's pages; by id, each row would cost a
+    // lookup in the id index's pages, scattered like the ids (twice the page reads under load).
+    const rows =
+      this.database.dialect === "sqlite"
+        ? (
+            await sql<Pick<ComplaintTable, (typeof COLUMNS)[number]>>`select ${sql.join(
+              COLUMNS.map((column) => sql.ref(`complaints.${column}`)),
+            )} from (values ${sql.join(keys.map((key) => sql`(${key.created_at}, ${key.id})`))}) as wanted
+              join complaints on complaints.created_at = wanted.column1 and +complaints.id = wanted.column2`.execute(
+              this.database.db,
+            )
+          ).rows
+        : await this.database.db
+            .selectFrom("complaints")
+            .select(COLUMNS)
+            .where(
+              "id",
+              "in",
+              keys.map((key) => key.id),
+            )
+            .execute();
     const byId = new Map(rows.map((row) => [row.id, row]));
     return keys.map((key) => byId.get(key.id)!);
   }
