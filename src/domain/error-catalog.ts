@@ -61,6 +61,31 @@ export const errorCatalog = {
     title: "Bad Request",
     message: "The request could not be understood.",
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    format: "gateway",
+    title: "Request Timeout",
+    message:
+      "The request did not arrive in time; the connection is closed. Send it again on a new connection.",
+  },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    format: "gateway",
+    title: "Content Too Large",
+    message: "The request body is too large.",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    format: "gateway",
+    title: "Unsupported Media Type",
+    message: "The request body's Content-Type is not one this endpoint takes.",
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    format: "gateway",
+    title: "Request Header Fields Too Large",
+    message: "The request's headers are too large: at most {maxBytes} bytes in all.",
+  },
   INVALID_PARAMETER: {
     status: 400,
     format: "jsonapi",

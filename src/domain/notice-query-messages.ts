@@ -35,7 +35,7 @@ export const NOTICE_QUERY_MESSAGES = {
   // Filter: conditions and groups
   tooManyConditions: {
     code: "INVALID_FILTER",
-    text: "A request may hold at most {max} filter conditions.",
+    text: "A request may hold at most {max} filter conditions and at most {max} filter groups.",
   },
   reservedGroupName: {
     code: "INVALID_FILTER",

@@ -47,9 +47,42 @@ function decodeName(part: string): string {
   }
 }
 
-/** The public origin for links: the configured base URL, else the request's own scheme and host. */
+/**
+ * A host as links may name it: a name of letters, digits, `.`, `-` and `_`, an IPv4 address, or an
+ * IPv6 address in brackets, with an optional port. Stricter than RFC 3986's reg-name (no `%`,
+ * `!`, `$`, `&`, quotes, ...), which no real host name needs.
+ */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_][A-Za-z0-9_.-]{0,252})(?::\d{1,5})?$/;
+
+/**
+ * Why the request's Host cannot be used, as the detail of its 400 BAD_REQUEST, or undefined when
+ * it can: HTTP/1.1 without Host, Host given twice (both RFC 9112's 400s), or a value (Host, or a
+ * trusted proxy's X-Forwarded-Host) that is not a host and port. HTTP/1.0 without Host, or an empty
+ * Host, is fine: links then name the address the request reached (`publicBaseUrl`).
+ */
+export function hostProblem(req: FastifyRequest): string | undefined {
+  const raw = req.raw;
+  if (raw.headers.host === undefined && raw.httpVersion !== "1.0")
+    return "An HTTP/1.1 request must carry a Host header.";
+  let hosts = 0;
+  for (let index = 0; index < raw.rawHeaders.length; index += 2)
+    if (raw.rawHeaders[index]!.toLowerCase() === "host") hosts++;
+  if (hosts > 1) return "The request carries more than one Host header; send one.";
+  if (req.host !== "" && !HOST.test(req.host))
+    return "The Host header must name a host (letters, digits, '.', '-', '_', or an IP address) and optionally a port.";
+  return undefined;
+}
+
+/**
+ * The public origin for links: the configured base URL, else the request's own scheme and host,
+ * else (HTTP/1.0 without Host) the address and port the request reached. Check `hostProblem` first.
+ */
 export function publicBaseUrl(req: FastifyRequest, baseUrl: string | undefined): string {
-  return baseUrl ?? `${req.protocol}://${req.host}`;
+  if (baseUrl !== undefined) return baseUrl;
+  if (req.host !== "") return `${req.protocol}://${req.host}`;
+  const port = req.socket.localPort;
+  const defaultPort = req.protocol === "https" ? 443 : 80;
+  return `${req.protocol}://${localHostname(req)}${port === defaultPort ? "" : `:${port}`}`;
 }
 
 /** The same request over HTTPS, for HTTPS_REQUIRED: at the base URL if configured, else this host on the HTTPS port. */
@@ -57,7 +90,17 @@ export function httpsUrlOf(req: FastifyRequest, baseUrl: string | undefined, htt
   const pathAndQuery = withoutApiKey(req.url);
   if (baseUrl?.startsWith("https://")) return `${baseUrl}${pathAndQuery}`;
   const hostname =
-    req.hostname.includes(":") && !req.hostname.startsWith("[") ? `[${req.hostname}]` : req.hostname;
+    req.host === ""
+      ? localHostname(req)
+      : req.hostname.includes(":") && !req.hostname.startsWith("[")
+        ? `[${req.hostname}]`
+        : req.hostname;
   const port = httpsPort === 443 ? "" : `:${httpsPort}`;
   return `https://${hostname}${port}${pathAndQuery}`;
+}
+
+/** The address this request's connection reached, as a URL's host (IPv6 in brackets). */
+function localHostname(req: FastifyRequest): string {
+  const address = req.socket.localAddress ?? "localhost";
+  return address.includes(":") ? `[${address}]` : address;
 }

@@ -2,7 +2,9 @@
  * Fuzzes every route of a real server with generated requests (paths in every request-target
  * form, query strings and sign-up bodies built from hostile tokens: control characters, prototype
  * names, tiny years, repeated sort keys, bracket soup) on both dialects and over four workers, and
- * asserts the server never answers 5xx and never echoes the key it was given.
+ * asserts the server never answers 5xx, never echoes the key it was given, and answers every error
+ * (over HTTPS and plain HTTP) with the documented error body (test/support/documented-error.ts);
+ * the sign-up form's HTML pages excepted, which answer the form's own posts.
  */
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
@@ -14,6 +16,8 @@ import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
 import { createKeyWithCli } from "../support/cli.js";
 import { DIALECTS, type Dialect, freshDatabase } from "../support/dialects.js";
+import { assertDocumentedError } from "../support/documented-error.js";
+import type { TestResponse } from "../support/https-client.js";
 import { rawRequest } from "../support/raw-request.js";
 import { importFiles } from "../support/seed.js";
 import { localServeFlags, startServeProcess } from "../support/serve-process.js";
@@ -188,12 +192,13 @@ for (const { dialect, workers } of CONFIGURATIONS) {
       if (server) assert.equal(await server.stop(), 0, server.output());
     });
 
-    const check = (what: string, status: number, body: string) => {
-      assert.ok(status > 0 && status < 500, `${what}: ${status} ${body.slice(0, 300)}`);
-      assert.ok(!body.includes(key), `${what}: the key was echoed`);
+    const check = (what: string, res: TestResponse, method = "GET") => {
+      assert.ok(res.status > 0 && res.status < 500, `${what}: ${res.status} ${res.body.slice(0, 300)}`);
+      assert.ok(!res.body.includes(key), `${what}: the key was echoed`);
+      if (res.status >= 400 && method !== "HEAD") assertDocumentedError(res, what);
     };
 
-    it("answers every generated API request with less than 500, never echoing the key", async () => {
+    it("answers every generated API request with less than 500, never echoing the key, errors in the documented body", async () => {
       await fc.assert(
         fc.asyncProperty(
           target,
@@ -204,20 +209,22 @@ for (const { dialect, workers } of CONFIGURATIONS) {
               method,
               headers: { "X-Api-Key": key },
             });
-            check(`${method} ${path}`, res.status, res.body);
+            check(`${method} ${path}`, res, method);
             const withQueryKey = await rawRequest(
               server.httpsUrl,
               `${path}${path.includes("?") ? "&" : "?"}api_key=${key}`,
               { ca },
             );
-            check(`${path} with api_key`, withQueryKey.status, withQueryKey.body);
+            check(`${path} with api_key`, withQueryKey);
+            const plain = await rawRequest(server.httpUrl, path, { method, headers: { "X-Api-Key": key } });
+            check(`${method} ${path} over plain HTTP`, plain, method);
           },
         ),
         { numRuns: 300, seed: 18 },
       );
     });
 
-    it("answers every generated sign-up with less than 500", async () => {
+    it("answers every generated sign-up with less than 500, errors in the documented body", async () => {
       await fc.assert(
         fc.asyncProperty(signupBody, async ({ type, body }) => {
           const res = await rawRequest(server.httpsUrl, "/signup", {
@@ -226,10 +233,12 @@ for (const { dialect, workers } of CONFIGURATIONS) {
             headers: { "Content-Type": type, "Content-Length": String(Buffer.byteLength(body)) },
             body,
           });
-          assert.ok(
-            res.status < 500,
-            `POST /signup ${type} ${body}: ${res.status} ${res.body.slice(0, 300)}`,
-          );
+          const what = `POST /signup ${type} ${body}`;
+          assert.ok(res.status < 500, `${what}: ${res.status} ${res.body.slice(0, 300)}`);
+          // A form's post is answered with the form again, its error shown (docs/keys-and-limits.md).
+          const formPage =
+            type !== "application/json" && String(res.headers["content-type"]).startsWith("text/html");
+          if (res.status >= 400 && !formPage) assertDocumentedError(res, what);
         }),
         { numRuns: 150, seed: 18 },
       );
