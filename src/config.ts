@@ -15,6 +15,32 @@ export const DEFAULT_DB_PATH = "data/ftcapi.db";
  */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 2000;
 
+/**
+ * `serve`'s default limit of open connections per process (over the HTTPS and plain listeners
+ * together; each worker has its own). Idle kept-alive connections cost a descriptor and some
+ * memory each (a TLS one a few tens of KB), and the timeouts below free a slot within seconds, so
+ * 1,000 is far more than one process serves at once while it bounds what idle or slow clients can
+ * hold. The server lowers it, warning, when the open-file limit leaves no room for it (see
+ * http/server-connections.ts).
+ */
+export const DEFAULT_MAX_CONNECTIONS = 1000;
+
+/**
+ * `serve`'s default time for a TLS handshake, and then for a request's headers, to arrive: 10 s.
+ * A client on a poor mobile link completes both in well under two seconds; what takes longer is
+ * a connection held open on purpose (Node's own defaults, 120 s for a handshake and 60 s for
+ * headers, let idle sockets pile up; nginx waits 60 s, HAProxy's usual `timeout http-request` is 10 s).
+ */
+export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
+
+/**
+ * `serve`'s default time an idle kept-alive connection stays open between requests: 5 s, Node's and
+ * Apache's default. A client paging through a collection sends its next request within
+ * milliseconds and keeps its connection; an idle one frees its slot soon. A proxy in front that keeps
+ * connections to ftcapi must close idle ones sooner (docs/deployment.md).
+ */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5000;
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -39,6 +65,11 @@ export interface ServeConfig extends DatabaseConfig {
   readonly tlsCert: string | undefined;
   readonly tlsKey: string | undefined;
   readonly trustProxy: boolean;
+  /**
+   * Ignore query parameters the API does not take (as the live service does), naming them in the
+   * answer's `Ignored-Parameters` header, instead of refusing them with 400 UNKNOWN_PARAMETER.
+   */
+  readonly ignoreUnknownParameters: boolean;
   /** Public address used in links, without a trailing slash; undefined: the request's own. */
   readonly baseUrl: string | undefined;
   /** Load the deterministic demo dataset on first run (npm start). */
@@ -62,6 +93,19 @@ export interface ServeConfig extends DatabaseConfig {
    * and the request answered 503 (store/database.ts). Not applied to migrations or the demo load.
    */
   readonly statementTimeoutMs: number;
+  /**
+   * The port of the Prometheus `/metrics` listener (plain HTTP, apart from the API's ports; with
+   * `workers` > 1 the primary's, aggregating every worker); undefined: no metrics are kept or served.
+   */
+  readonly metricsPort: number | undefined;
+  /** The address the metrics listener binds: loopback unless told otherwise. */
+  readonly metricsHost: string;
+  /** Open connections this process accepts, over both listeners; past it, new ones are closed at once. */
+  readonly maxConnections: number;
+  /** The time a TLS handshake, and then a request's headers, may take to arrive. */
+  readonly headerTimeoutMs: number;
+  /** The time an idle kept-alive connection stays open between requests. */
+  readonly keepAliveTimeoutMs: number;
 }
 
 export interface RawServeOptions {
@@ -75,6 +119,11 @@ export interface RawServeOptions {
   demoLimitPerDay?: string;
   signupLimitPerHour?: string;
   statementTimeoutMs?: string;
+  metricsPort?: string;
+  metricsHost?: string;
+  maxConnections?: string;
+  headerTimeoutMs?: string;
+  keepAliveTimeoutMs?: string;
   db?: string;
   host?: string;
   port?: string;
@@ -82,6 +131,7 @@ export interface RawServeOptions {
   tlsCert?: string;
   tlsKey?: string;
   trustProxy?: boolean;
+  ignoreUnknownParameters?: boolean;
   baseUrl?: string;
   demo?: boolean;
   logLevel?: string;
@@ -142,6 +192,11 @@ export const SERVE_OPTIONS = {
     flag: "--trust-proxy",
     variable: "FTCAPI_TRUST_PROXY",
     help: "trust X-Forwarded-Proto/-For/-Host from a proxy",
+  },
+  ignoreUnknownParameters: {
+    flag: "--ignore-unknown-parameters",
+    variable: "FTCAPI_IGNORE_UNKNOWN_PARAMETERS",
+    help: "ignore query parameters the API does not take, as api.ftc.gov does, naming them in an Ignored-Parameters header (default: refuse them with 400)",
   },
   baseUrl: {
     flag: "--base-url <url>",
@@ -206,6 +261,35 @@ export const SERVE_OPTIONS = {
     defaultText: String(DEFAULT_STATEMENT_TIMEOUT_MS),
     help: "budget of each statement a request makes; past it the request gets 503",
   },
+  metricsPort: {
+    flag: "--metrics-port <n>",
+    variable: "FTCAPI_METRICS_PORT",
+    help: "port of the Prometheus /metrics listener, apart from the API's ports (default: none, no metrics)",
+  },
+  metricsHost: {
+    flag: "--metrics-host <host>",
+    variable: "FTCAPI_METRICS_HOST",
+    defaultText: "127.0.0.1",
+    help: "address the metrics listener binds (loopback: metrics are not public)",
+  },
+  maxConnections: {
+    flag: "--max-connections <n>",
+    variable: "FTCAPI_MAX_CONNECTIONS",
+    defaultText: String(DEFAULT_MAX_CONNECTIONS),
+    help: "open connections per process, both listeners together; past it new ones are closed",
+  },
+  headerTimeoutMs: {
+    flag: "--header-timeout-ms <n>",
+    variable: "FTCAPI_HEADER_TIMEOUT_MS",
+    defaultText: String(DEFAULT_HEADER_TIMEOUT_MS),
+    help: "time for a TLS handshake, then for a request's headers; past it 408 and closed",
+  },
+  keepAliveTimeoutMs: {
+    flag: "--keep-alive-timeout-ms <n>",
+    variable: "FTCAPI_KEEP_ALIVE_TIMEOUT_MS",
+    defaultText: String(DEFAULT_KEEP_ALIVE_TIMEOUT_MS),
+    help: "time an idle kept-alive connection stays open",
+  },
   keySecret: {
     flag: "--key-secret <secret>",
     variable: "FTCAPI_KEY_SECRET",
@@ -226,7 +310,10 @@ export const DB_OPTION = [SERVE_OPTIONS.db.flag, optionHelp(SERVE_OPTIONS.db)] a
 function raw(
   flags: RawServeOptions,
   env: Environment,
-  name: Exclude<keyof RawServeOptions, "trustProxy" | "demo" | "disableRateLimits">,
+  name: Exclude<
+    keyof RawServeOptions,
+    "trustProxy" | "ignoreUnknownParameters" | "demo" | "disableRateLimits"
+  >,
 ): string | undefined {
   const option: ServeOption = SERVE_OPTIONS[name];
   return flags[name] ?? env[option.variable] ?? option.defaultText;
@@ -256,6 +343,9 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     tlsCert,
     tlsKey,
     trustProxy: flags.trustProxy ?? booleanVariable("FTCAPI_TRUST_PROXY", env.FTCAPI_TRUST_PROXY),
+    ignoreUnknownParameters:
+      flags.ignoreUnknownParameters ??
+      booleanVariable("FTCAPI_IGNORE_UNKNOWN_PARAMETERS", env.FTCAPI_IGNORE_UNKNOWN_PARAMETERS),
     baseUrl: baseUrl?.replace(/\/+$/, ""),
     demo: flags.demo ?? booleanVariable("FTCAPI_DEMO", env.FTCAPI_DEMO),
     logLevel: raw(flags, env, "logLevel") as string,
@@ -275,6 +365,17 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     signupLimitPerHour: count("--signup-limit-per-hour", raw(flags, env, "signupLimitPerHour") as string, 1),
     // At least 100 ms: below that, ordinary queries on a busy server would be cancelled.
     statementTimeoutMs: count("--statement-timeout-ms", raw(flags, env, "statementTimeoutMs") as string, 100),
+    metricsPort: optionalPort("--metrics-port", raw(flags, env, "metricsPort")),
+    metricsHost: raw(flags, env, "metricsHost") as string,
+    maxConnections: count("--max-connections", raw(flags, env, "maxConnections") as string, 1),
+    // At least 100 ms: the server checks for late headers at a fraction of the timeout.
+    headerTimeoutMs: count("--header-timeout-ms", raw(flags, env, "headerTimeoutMs") as string, 100),
+    // At least 1 s: Node advertises it in whole seconds (`Keep-Alive: timeout=5`).
+    keepAliveTimeoutMs: count(
+      "--keep-alive-timeout-ms",
+      raw(flags, env, "keepAliveTimeoutMs") as string,
+      1000,
+    ),
   });
 }
 
@@ -307,6 +408,11 @@ function port(name: string, text: string): number {
   if (!/^\d+$/.test(text) || value > 65535)
     throw new ConfigError(`${name} must be a port number 0-65535; got '${text}'`);
   return value;
+}
+
+/** A port that may be left out (empty counts as left out): undefined, or `port`'s. */
+function optionalPort(name: string, text: string | undefined): number | undefined {
+  return text === undefined || text === "" ? undefined : port(name, text);
 }
 
 function booleanVariable(name: string, text: string | undefined): boolean {

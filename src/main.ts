@@ -1,6 +1,6 @@
 import cluster from "node:cluster";
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
-import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { Server as HttpServer } from "node:http";
+import type { Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { dirname, resolve } from "node:path";
 import { createKey, ensureDemoKey, loadKeySecret } from "./access/api-keys.js";
@@ -10,6 +10,14 @@ import type { ServeConfig } from "./config.js";
 import { buildApp } from "./http/build-app.js";
 import { CollectionFreshness } from "./http/collection-freshness.js";
 import { createLogger } from "./http/create-logger.js";
+import { createMetricsServer, METRICS_PATH } from "./http/metrics-server.js";
+import { connectionsWithinFileLimit, ServerConnections } from "./http/server-connections.js";
+import {
+  clusterMetricsExposition,
+  type MetricsExposition,
+  type MetricsSources,
+  ServerMetrics,
+} from "./http/server-metrics.js";
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
@@ -25,7 +33,13 @@ export interface RunningServer {
   httpsUrl: string;
   httpUrl: string;
   certPath: string;
-  /** Stops accepting, lets requests in flight finish, closes the database. */
+  /** Where Prometheus scrapes (`http://HOST:PORT/metrics`), with `--metrics-port`; else undefined. */
+  metricsUrl?: string;
+  /**
+   * Stops accepting, answers every request on a connection already open (with `Connection:
+   * close`) until every connection has closed (http/server-connections.ts, `drain`), then closes
+   * the database.
+   */
   stop(): Promise<void>;
 }
 
@@ -46,7 +60,19 @@ export async function serve(
   if (config.workers <= 1) return { ...(await startServer(config, log)), isPrimary: true };
   if (cluster.isWorker) return { ...(await startWorker(config, log)), isPrimary: false };
   const { certPath } = (await prepareWithoutBudget(config, log)).tls;
-  return { ...(await forkWorkers(config.workers, log)), certPath, isPrimary: true };
+  // The primary alone listens for metrics, and answers with every worker's, aggregated.
+  const metrics = await listenForMetrics(config, clusterMetricsExposition());
+  try {
+    const workers = await forkWorkers(config.workers, log);
+    const stop = async () => {
+      await workers.stop();
+      await metrics?.close();
+    };
+    return { ...workers, stop, certPath, metricsUrl: metrics?.url, isPrimary: true };
+  } catch (err) {
+    await metrics?.close();
+    throw err;
+  }
 }
 
 /** What a worker tells the primary once started (or not). */
@@ -219,6 +245,17 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
   }
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   let httpServer: HttpServer | undefined;
+  let metricsListener: MetricsListener | undefined;
+  const fitted = connectionsWithinFileLimit(config.maxConnections);
+  if (fitted.warning) log(fitted.warning);
+  const connections = new ServerConnections(
+    {
+      maxConnections: fitted.maxConnections,
+      headerTimeoutMs: config.headerTimeoutMs,
+      keepAliveTimeoutMs: config.keepAliveTimeoutMs,
+    },
+    logger,
+  );
   try {
     const complaints = new ComplaintStore(readDatabase);
     const notices = new NoticeStore(readDatabase);
@@ -228,6 +265,10 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
 
     let httpsServer: HttpsServer | undefined;
     const freshness = new CollectionFreshness([complaints, notices], new FreshnessStore(readDatabase));
+    const metrics =
+      config.metricsPort === undefined
+        ? undefined
+        : new ServerMetrics({ freshness, pools: poolsOf(database, readDatabase) });
     const rateLimiter = new RateLimiter(database.rateLimitStore(), {
       defaultLimitPerHour: config.rateLimitPerHour,
       keyWindowSeconds: config.rateLimitWindowSeconds,
@@ -238,6 +279,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       complaints,
       notices,
       freshness,
+      metrics,
       keys: new KeyVerifier(keyStore, secret),
       rateLimiter,
       limitsEnabled: config.rateLimits,
@@ -245,12 +287,13 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       signupsPerHour: config.signupLimitPerHour,
       logger,
       baseUrl: config.baseUrl,
+      unknownParameters: config.ignoreUnknownParameters ? "ignore" : "refuse",
       trustProxy: config.trustProxy,
       httpsPort: () => (httpsServer?.address() as AddressInfo | null)?.port ?? config.port,
       ready: async () =>
         (await database.ready()) && (readDatabase === database || (await readDatabase.ready())),
       serverFactory: (handler) => {
-        httpsServer = createHttpsServer({ cert: tls.cert, key: tls.key }, handler);
+        httpsServer = connections.createHttpsServer(tls, handler);
         return httpsServer as unknown as HttpServer;
       },
     });
@@ -262,7 +305,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       port: config.port,
     });
     const httpsPort = (httpsServer!.address() as AddressInfo).port;
-    const plain = createHttpServer((req, res) => started.routing(req, res));
+    const plain = connections.createHttpServer((req, res) => started.routing(req, res));
     httpServer = plain;
     await listenOrExplain(() => listen(plain, config.httpPort, config.host), {
       what: "plain HTTP",
@@ -271,13 +314,20 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       port: config.httpPort,
     });
     const httpPort = (plain.address() as AddressInfo).port;
+    // A worker's metrics go to the primary, which alone listens for scrapes (see `serve`).
+    if (metrics && cluster.isPrimary)
+      metricsListener = await listenForMetrics(config, () => metrics.exposition());
     const shownHost = ["0.0.0.0", "::", ""].includes(config.host) ? "localhost" : config.host;
     return {
       httpsUrl: `https://${shownHost}:${httpsPort}`,
       httpUrl: `http://${shownHost}:${httpPort}`,
       certPath: tls.certPath,
+      metricsUrl: metricsListener?.url,
       stop: async () => {
-        await stopServer(started, plain);
+        await metricsListener?.close();
+        // Every request on an open connection answered (Connection: close), every connection closed.
+        await connections.drain();
+        await started.close();
         // Unused leased hits back to the shared counters, and the last usage written.
         await rateLimiter.close();
         await database.close();
@@ -287,6 +337,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
   } catch (err) {
     // Nothing stays up in part: a listener already bound closes with the databases.
     httpServer?.close();
+    await metricsListener?.close();
     try {
       await app?.close();
     } catch {
@@ -303,7 +354,9 @@ interface Listener {
   /** "HTTPS" or "plain HTTP". */
   what: string;
   /** The option that chose the port. */
-  option: "--port" | "--http-port";
+  option: "--port" | "--http-port" | "--metrics-port";
+  /** The option that chose the address; `--host` unless given. */
+  hostOption?: "--metrics-host";
   host: string;
   port: number;
 }
@@ -337,7 +390,7 @@ async function listenOrExplain(start: () => Promise<unknown>, listener: Listener
         : code === "EACCES"
           ? `permission denied (ports below 1024 need privileges); choose another with ${listener.option}`
           : code === "EADDRNOTAVAIL"
-            ? `${listener.host} is not an address of this machine; choose another with --host`
+            ? `${listener.host} is not an address of this machine; choose another with ${listener.hostOption ?? "--host"}`
             : (code ?? (err instanceof Error ? err.message : String(err)));
     const host = listener.host.includes(":") ? `[${listener.host}]` : listener.host;
     throw new Error(
@@ -346,12 +399,52 @@ async function listenOrExplain(start: () => Promise<unknown>, listener: Listener
   }
 }
 
-async function stopServer(app: { close(): PromiseLike<unknown> }, httpServer: HttpServer): Promise<void> {
-  await Promise.all([
-    app.close(),
-    new Promise<void>((resolve) => {
-      httpServer.close(() => resolve());
-      httpServer.closeIdleConnections();
-    }),
-  ]);
+/** The PostgreSQL pools the metrics report: the primary's and, with `--db-read-url`, the replica's. */
+function poolsOf(database: Database, readDatabase: Database): MetricsSources["pools"] {
+  return [...new Set([database, readDatabase])].flatMap((opened) =>
+    opened.dialect === "postgres"
+      ? [{ database: opened === database ? "primary" : "read", pool: opened.pool }]
+      : [],
+  );
+}
+
+/** The metrics listener, once bound. */
+interface MetricsListener {
+  /** `http://HOST:PORT/metrics`, with the port bound (`--metrics-port 0` picks one). */
+  url: string;
+  /** Stops listening and drops open scrape connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * With `--metrics-port`, binds the metrics listener (plain HTTP, no key) on `--metrics-host`,
+ * loopback by default, answering scrapes with `exposition`; without it, nothing (undefined).
+ */
+async function listenForMetrics(
+  config: ServeConfig,
+  exposition: () => Promise<MetricsExposition>,
+): Promise<MetricsListener | undefined> {
+  const { metricsPort: port, metricsHost: host } = config;
+  if (port === undefined) return undefined;
+  const server = createMetricsServer(exposition);
+  await listenOrExplain(() => listen(server, port, host), {
+    what: "metrics",
+    option: "--metrics-port",
+    hostOption: "--metrics-host",
+    host,
+    port,
+  });
+  const shownHost = ["0.0.0.0", "::", ""].includes(host)
+    ? "localhost"
+    : host.includes(":")
+      ? `[${host}]`
+      : host;
+  return {
+    url: `http://${shownHost}:${(server.address() as AddressInfo).port}${METRICS_PATH}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }

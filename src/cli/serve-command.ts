@@ -24,7 +24,8 @@ async function runServe(flags: RawServeOptions): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    if (server.isPrimary) process.stdout.write(`${signal}: finishing requests in flight, then stopping\n`);
+    if (server.isPrimary)
+      process.stdout.write(`${signal}: answering requests on open connections, then stopping\n`);
     await server.stop();
     process.exit(0);
   };
@@ -37,10 +38,21 @@ async function runServe(flags: RawServeOptions): Promise<void> {
       `ftcapi is serving ${redactPasswords(config.db)}${config.workers > 1 ? ` with ${config.workers} workers` : ""}`,
       `  HTTPS:    ${server.httpsUrl}`,
       `  HTTP:     ${server.httpUrl}  (answers HTTPS_REQUIRED unless --trust-proxy and X-Forwarded-Proto: https)`,
+      ...(server.metricsUrl
+        ? [`  Metrics:  ${server.metricsUrl}  (Prometheus; not on the API's ports)`]
+        : []),
       `  Demo key: ${DEMO_KEY}`,
       `  Try:      curl ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/dnc-complaints?items_per_page=2'`,
       `  Notices:  curl -g ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/hsr-early-termination-notices?sort=-date&page[limit]=2'`,
+      ...(config.baseUrl === undefined ? [NO_BASE_URL_WARNING] : []),
       "",
     ].join("\n"),
   );
 }
+
+/**
+ * Printed at start without `--base-url`: links then name whatever Host each request sends, which
+ * suits trying ftcapi on one's own machine but not a public address (docs/deployment.md, Operations).
+ */
+const NO_BASE_URL_WARNING =
+  "Warning: no --base-url: links name the Host each request sends. In production set --base-url to the public address (docs/deployment.md).";

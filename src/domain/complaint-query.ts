@@ -49,6 +49,11 @@ const KNOWN = new Set<string>(COMPLAINT_PARAMETERS);
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters are what it finds
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
+/** Whether a complaint list request takes a parameter of this name (whatever its value). */
+export function isComplaintParameterName(name: string): boolean {
+  return name === "api_key" || KNOWN.has(name);
+}
+
 /**
  * Turns the raw query parameters of a complaint list request into a typed query, or throws an
  * ApiError (400) naming the parameter and what it accepts. Nothing is silently ignored.

@@ -80,6 +80,19 @@ function familyOf(read: NoticeParameters, base: string, name: string): Parameter
   throw unknownParameter(name);
 }
 
+/**
+ * Whether a notice list request takes a parameter of this name (whatever its value): `api_key`,
+ * the bracketed families, the bare `sort` and the plain parameters.
+ */
+export function isNoticeParameterName(name: string): boolean {
+  if (name === "api_key") return true;
+  const match = NAME_PATTERN.exec(name);
+  const base = match?.[1];
+  if (!match || base === undefined) return false;
+  if (match[2]) return base === "filter" || base === "sort" || base === "page" || base === "fields";
+  return base === "sort" || PLAIN.has(base);
+}
+
 function unknownParameter(name: string) {
   return refuseNoticeQuery("unknownParameter", name, { name, plain: PLAIN_PARAMETERS.join(", ") });
 }

@@ -8,7 +8,6 @@ import Fastify, {
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
-import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import { errorBody } from "../domain/error-body.js";
 import type { Signup } from "../domain/signup-form.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
@@ -16,14 +15,18 @@ import type { ComplaintStore } from "../store/complaint-store.js";
 import type { NoticeStore } from "../store/notice-store.js";
 import { type CollectionFreshness, registerLastModified } from "./collection-freshness.js";
 import { registerComplaintRoutes } from "./complaint-routes.js";
-import { registerErrorHandler } from "./error-handler.js";
+import { answerClientError, registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
 import { registerHealthRoutes } from "./health-routes.js";
 import { registerNoticeRoutes } from "./notice-routes.js";
 import { registerOpenApiRoutes } from "./openapi-routes.js";
-import { httpsUrlOf, originForm, publicBaseUrl } from "./request-urls.js";
+import { registerRequestChecks } from "./request-checks.js";
+import { registerRequestMetrics } from "./request-metrics.js";
+import { hostProblem, httpsUrlOf, originForm, publicBaseUrl } from "./request-urls.js";
+import type { ServerMetrics } from "./server-metrics.js";
 import { registerSignupRoutes } from "./signup-routes.js";
-import { registerStatusRoutes, STATUS_PATH } from "./status-routes.js";
+import { registerStatusRoutes } from "./status-routes.js";
+import type { UnknownParameters } from "./unknown-parameters.js";
 
 export interface AppDeps {
   complaints: ComplaintStore;
@@ -41,6 +44,8 @@ export interface AppDeps {
   logger: FastifyBaseLogger;
   /** Public base URL for links; undefined: each request's own scheme and host. */
   baseUrl: string | undefined;
+  /** What to do with query parameters the API does not take (default: refuse them with 400). */
+  unknownParameters?: UnknownParameters;
   /** Trust `X-Forwarded-Proto` / `X-Forwarded-For` / `X-Forwarded-Host` from a proxy. */
   trustProxy: boolean;
   /** The HTTPS port, named in HTTPS_REQUIRED answers (known once listening). */
@@ -48,6 +53,8 @@ export interface AppDeps {
   /** Whether every database the app uses answers; for the readiness probe. */
   ready: () => Promise<boolean>;
   serverFactory?: FastifyServerFactory;
+  /** Where requests and answer caches are reported; undefined: no metrics (no `--metrics-port`). */
+  metrics?: ServerMetrics;
 }
 
 declare module "fastify" {
@@ -62,7 +69,6 @@ declare module "fastify" {
 }
 
 const READ_METHODS = ["GET", "HEAD", "OPTIONS"];
-const WRITE_METHODS = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Builds the application without listening: gateway hooks, routes, errors. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -73,20 +79,30 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Requests that reached the server before SIGTERM are answered normally while it drains.
     return503OnClosing: false,
     rewriteUrl: (req) => originForm(req.url ?? "/"),
+    // Bytes that never became a request (headers too large, too slow, not HTTP) are answered in
+    // the documented error body too; the plain listener installs the same (server-connections.ts).
+    clientErrorHandler: answerClientError,
     // A path the router cannot decode (`/v0/hsr-early-termination-notices/%`) never reaches the
-    // gateway hooks: answer HTTPS_REQUIRED first as they would, and never echo the target, which
-    // may hold a key.
+    // hooks: answer a bad Host, then HTTPS_REQUIRED, first as they would, and never echo the
+    // target, which may hold a key.
     frameworkErrors: (_err, req, reply) => {
+      const problem = hostProblem(req);
       const apiError =
-        req.protocol === "https"
-          ? new ApiError("BAD_REQUEST", { detail: "The request path is not valid percent-encoding." })
-          : new ApiError("HTTPS_REQUIRED", {
-              vars: { httpsUrl: httpsUrlOf(req, deps.baseUrl, deps.httpsPort()) },
-            });
+        problem !== undefined
+          ? new ApiError("BAD_REQUEST", { detail: problem })
+          : req.protocol === "https"
+            ? new ApiError("BAD_REQUEST", { detail: "The request path is not valid percent-encoding." })
+            : new ApiError("HTTPS_REQUIRED", {
+                vars: { httpsUrl: httpsUrlOf(req, deps.baseUrl, deps.httpsPort()) },
+              });
       (reply as FastifyReply).code(apiError.status).type("application/json").send(errorBody(apiError));
     },
   });
 
+  // First, so that every route, @fastify/cors's catch-all OPTIONS included, answers errors with it.
+  registerErrorHandler(app);
+  // Before CORS and the gateway: a bad Host is a 400, an OPTIONS that is not a preflight a 405.
+  registerRequestChecks(app);
   // Any origin may read the API (it is public data behind keys); routes whose config says
   // `cors: false` (sign-up, same-origin only) get no CORS headers, preflight included.
   await app.register(cors, {
@@ -96,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exposedHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
     maxAge: SECONDS_PER_DAY,
   });
-  registerErrorHandler(app);
+  if (deps.metrics) registerRequestMetrics(app, deps.metrics);
   registerGatewayHooks(app, {
     keys: deps.keys,
     limiter: deps.limitsEnabled ? deps.rateLimiter : undefined,
@@ -107,8 +123,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, deps.ready);
   registerOpenApiRoutes(app, deps.baseUrl);
   registerLastModified(app, deps.freshness);
-  registerComplaintRoutes(app, deps.complaints, deps.baseUrl);
-  registerNoticeRoutes(app, deps.notices, deps.baseUrl);
+  registerComplaintRoutes(
+    app,
+    deps.complaints,
+    deps.baseUrl,
+    deps.metrics?.watchAnswerCache,
+    deps.unknownParameters,
+  );
+  registerNoticeRoutes(
+    app,
+    deps.notices,
+    deps.baseUrl,
+    deps.metrics?.watchAnswerCache,
+    deps.unknownParameters,
+  );
   registerStatusRoutes(app, deps.freshness, deps.baseUrl);
   await registerSignupRoutes(app, {
     issueKey: deps.issueKey,
@@ -117,25 +145,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     baseUrl: deps.baseUrl,
   });
 
-  for (const url of [
-    COMPLAINTS.path,
-    `${COMPLAINTS.path}/:id`,
-    NOTICES.path,
-    `${NOTICES.path}/:id`,
-    `${NOTICES.path}/:id/relationships/node_type`,
-    STATUS_PATH,
-  ]) {
-    app.route({
-      method: [...WRITE_METHODS],
-      url,
-      handler: async (req, reply) => {
-        reply.header("Allow", "GET, HEAD, OPTIONS");
-        throw new ApiError("METHOD_NOT_ALLOWED", { vars: { method: req.method } });
-      },
+  // Any method but GET, HEAD and a CORS preflight on a path that has routes (a write, PROPFIND,
+  // TRACE, PUT /signup) is a 405 naming the methods the path takes; on a path without, a 404. Both
+  // come after the gateway, which judges such a request by its path (gateway-hooks.ts).
+  app.setNotFoundHandler(async (req) => {
+    const path = req.url.split("?", 1)[0]!;
+    const allowed = (["GET", "HEAD", "POST"] as const).filter(
+      (method) => app.findRoute({ method, url: path }) !== null,
+    );
+    if (allowed.length === 0) throw new ApiError("NOT_FOUND");
+    throw new ApiError("METHOD_NOT_ALLOWED", {
+      vars: { method: req.method },
+      headers: { Allow: [...allowed, "OPTIONS"].join(", ") },
     });
-  }
-  app.setNotFoundHandler(async () => {
-    throw new ApiError("NOT_FOUND");
   });
   return app;
 }

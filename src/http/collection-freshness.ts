@@ -15,6 +15,8 @@ export interface FreshCollection {
   recordCount(): Promise<number>;
   /** The newest record's created date, formatted as the collection formats it. */
   newestCreated(): Promise<string | undefined>;
+  /** The newest record's created time (seconds), or undefined when there are none; for the metrics. */
+  newestCreatedAt(): Promise<number | undefined>;
 }
 
 /**

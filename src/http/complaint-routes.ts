@@ -4,28 +4,35 @@ import { ApiError } from "../domain/api-error.js";
 import { COMPLAINTS } from "../domain/collections.js";
 import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
 import { complaintEnvelope } from "../domain/complaint-envelope.js";
-import { parseComplaintQuery } from "../domain/complaint-query.js";
+import { isComplaintParameterName, parseComplaintQuery } from "../domain/complaint-query.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
-import { AnswerCache, type CachedAnswer, sendAnswer } from "./answer-cache.js";
+import { AnswerCache, type AnswerCacheWatcher, type CachedAnswer, sendAnswer } from "./answer-cache.js";
 import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
+import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
 /**
  * `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). Answers carry an ETag
  * and are kept in an AnswerCache until the data changes (at once on SQLite, within a second on
  * PostgreSQL); a matching If-None-Match gets 304.
+ * `watchCache` is told of the route's answer cache, so that the metrics can read its figures.
  */
 export function registerComplaintRoutes(
   app: FastifyInstance,
   complaints: ComplaintStore,
   baseUrl: string | undefined,
+  watchCache: AnswerCacheWatcher = () => {},
+  unknownParameters: UnknownParameters = "refuse",
 ): void {
   // With the notices' 8 M, the same 32 M characters a process kept for answers before notices had a cache.
   const cache = new AnswerCache(complaints.version, 24 * 1024 * 1024);
+  watchCache(cache);
   const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) =>
     sendAnswer(req, reply, answer, COMPLAINTS.contentType);
 
   app.get(COMPLAINTS.path, async (req, reply) => {
-    const query = parseComplaintQuery(queryPairs(req.url));
+    const query = parseComplaintQuery(
+      parametersToParse(queryPairs(req.url), isComplaintParameterName, unknownParameters, reply),
+    );
     const base = publicBaseUrl(req, baseUrl);
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
     const answer = await cache.answer(selfUrl, async () => {
@@ -38,7 +45,9 @@ export function registerComplaintRoutes(
   });
 
   app.get<{ Params: { id: string } }>(`${COMPLAINTS.path}/:id`, async (req, reply) => {
-    const unexpected = queryPairs(req.url).find(([name]) => name !== "api_key");
+    const onlyKey = (name: string) => name === "api_key";
+    const pairs = parametersToParse(queryPairs(req.url), onlyKey, unknownParameters, reply);
+    const unexpected = pairs.find(([name]) => !onlyKey(name));
     if (unexpected) {
       throw new ApiError("UNKNOWN_PARAMETER", {
         parameter: unexpected[0],

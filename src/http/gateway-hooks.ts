@@ -86,7 +86,8 @@ function accessOf(req: FastifyRequest): RouteAccess {
   return req.routeOptions.config.access ?? "keyed";
 }
 
-function presentedKey(req: FastifyRequest): string | undefined {
+/** The key a request presents: `X-Api-Key`, else `api_key`; empty counts as none. */
+export function presentedKey(req: FastifyRequest): string | undefined {
   const header = req.headers["x-api-key"];
   const fromHeader = Array.isArray(header) ? header[0] : header;
   if (fromHeader !== undefined && fromHeader !== "") return fromHeader;

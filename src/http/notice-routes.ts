@@ -4,10 +4,12 @@ import { NOTICES } from "../domain/collections.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
 import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
+import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";
-import { AnswerCache, sendAnswer } from "./answer-cache.js";
+import { AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
+import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -19,11 +21,14 @@ declare module "fastify" {
 /**
  * `GET /v0/hsr-early-termination-notices`, `GET .../{id}` (spec 4.1, 4.2) and the `node_type`
  * relationship each record links to, answered as Drupal's JSON:API module answers.
+ * `watchCache` is told of the route's answer cache, so that the metrics can read its figures.
  */
 export function registerNoticeRoutes(
   app: FastifyInstance,
   notices: NoticeStore,
   baseUrl: string | undefined,
+  watchCache: AnswerCacheWatcher = () => {},
+  unknownParameters: UnknownParameters = "refuse",
 ): void {
   app.decorateRequest("errorVia", undefined);
 
@@ -39,10 +44,11 @@ export function registerNoticeRoutes(
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
   const cache = new AnswerCache(notices.version, 8 * 1024 * 1024);
+  watchCache(cache);
 
   app.get(NOTICES.path, async (req, reply) => {
     const { base, path, pairs } = requestOf(req);
-    const query = parseNoticeQuery(pairs);
+    const query = parseNoticeQuery(parametersToParse(pairs, isNoticeParameterName, unknownParameters, reply));
     const answer = await cache.answer(req.errorVia ?? path, async () => {
       const page = await notices.list(query);
       return noticeDocumentText(page.records, page.total, {
@@ -58,7 +64,9 @@ export function registerNoticeRoutes(
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id`, async (req, reply) => {
     const { base, path, pairs } = requestOf(req);
-    const { fieldPairs, revision } = singleRecordParameters(pairs);
+    const { fieldPairs, revision } = singleRecordParameters(
+      parametersToParse(pairs, isOneRecordParameter, unknownParameters, reply),
+    );
     const query = parseNoticeQuery(fieldPairs);
     const notice = await find(notices, req.params.id, revision);
     reply.type(NOTICES.contentType);
@@ -73,7 +81,9 @@ export function registerNoticeRoutes(
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id/relationships/node_type`, async (req, reply) => {
     const { path, pairs } = requestOf(req);
-    const { fieldPairs, revision } = singleRecordParameters(pairs);
+    const { fieldPairs, revision } = singleRecordParameters(
+      parametersToParse(pairs, isOneRecordParameter, unknownParameters, reply),
+    );
     if (fieldPairs.length > 0) throw notForOneRecord(fieldPairs[0]![0]);
     await find(notices, req.params.id, revision);
     reply.type(NOTICES.contentType);
@@ -110,6 +120,11 @@ function singleRecordParameters(pairs: ReadonlyArray<readonly [string, string]>)
     }
   }
   return { fieldPairs, revision };
+}
+
+/** Whether a record's URL takes a parameter of this name. */
+function isOneRecordParameter(name: string): boolean {
+  return name === "resourceVersion" || name.startsWith("fields[");
 }
 
 function notForOneRecord(name: string): ApiError {

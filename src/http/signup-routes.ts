@@ -18,7 +18,8 @@ export interface SignupOptions {
   baseUrl: string | undefined;
 }
 
-const SIGNUP_PATH = "/signup";
+/** The sign-up page and form. */
+export const SIGNUP_PATH = "/signup";
 const HTML = "text/html; charset=utf-8";
 
 /**

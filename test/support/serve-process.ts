@@ -6,6 +6,8 @@ export interface ServeProcess {
   child: ChildProcessWithoutNullStreams;
   httpsUrl: string;
   httpUrl: string;
+  /** The metrics address the banner printed (with `--metrics-port`), else undefined. */
+  metricsUrl: string | undefined;
   /** The `curl` line the banner printed. */
   curlLine: string;
   /** The certificate file that line names (`--cacert`), absolute; absent when it names none. */
@@ -56,6 +58,7 @@ export function startServeProcess(
         child,
         httpsUrl: /HTTPS:\s+(\S+)/.exec(stdout)![1]!,
         httpUrl: /HTTP:\s+(\S+)/.exec(stdout)![1]!,
+        metricsUrl: /Metrics:\s+(\S+)/.exec(stdout)?.[1],
         curlLine: curl[1]!,
         certPath: cacert === undefined ? undefined : resolvePath(cwd, cacert),
         output: () => stdout,

@@ -49,10 +49,18 @@ describe("serve options are said once (SERVE_OPTIONS)", () => {
     assert.equal(config.demoLimitPerDay, Number(SERVE_OPTIONS.demoLimitPerDay.defaultText));
     assert.equal(config.signupLimitPerHour, Number(SERVE_OPTIONS.signupLimitPerHour.defaultText));
     assert.equal(config.statementTimeoutMs, Number(SERVE_OPTIONS.statementTimeoutMs.defaultText));
+    assert.equal(config.maxConnections, Number(SERVE_OPTIONS.maxConnections.defaultText));
+    assert.equal(config.headerTimeoutMs, Number(SERVE_OPTIONS.headerTimeoutMs.defaultText));
+    assert.equal(config.keepAliveTimeoutMs, Number(SERVE_OPTIONS.keepAliveTimeoutMs.defaultText));
+    assert.equal(config.metricsHost, SERVE_OPTIONS.metricsHost.defaultText);
+    assert.equal(config.metricsPort, undefined, "no metrics listener unless asked for");
   });
 
   it("a variable is read when no flag is given, and the flag wins", () => {
     assert.equal(serveConfig({}, { FTCAPI_PORT: "9443" }).port, 9443);
     assert.equal(serveConfig({ port: "7443" }, { FTCAPI_PORT: "9443" }).port, 7443);
+    assert.equal(serveConfig({}, { FTCAPI_METRICS_PORT: "9464" }).metricsPort, 9464);
+    assert.equal(serveConfig({ metricsPort: "0" }, {}).metricsPort, 0);
+    assert.throws(() => serveConfig({ metricsPort: "metrics" }, {}), /--metrics-port must be a port number/);
   });
 });
