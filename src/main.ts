@@ -287,6 +287,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       signupsPerHour: config.signupLimitPerHour,
       logger,
       baseUrl: config.baseUrl,
+      selfSignedCertPath: config.tlsCert ? undefined : resolve(tls.certPath),
       unknownParameters: config.ignoreUnknownParameters ? "ignore" : "refuse",
       trustProxy: config.trustProxy,
       httpsPort: () => (httpsServer?.address() as AddressInfo | null)?.port ?? config.port,

@@ -55,6 +55,8 @@ export const DEFAULT_LEASE_POLICY: LeasePolicy = {
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
+  /** The window `limit` counts over, in seconds (an hour for keys, a day for DEMO_KEY's daily limit). */
+  windowSeconds: number;
   remaining: number;
   resetSeconds: number;
 }
@@ -338,6 +340,7 @@ function allowedDecision(
   return {
     allowed: true,
     limit: states[tightest]!.limit,
+    windowSeconds: windows[tightest]!.windowSeconds,
     remaining: Math.max(0, remainingOf(tightest)),
     resetSeconds: resetSecondsOf(windows[tightest]!, states[tightest]!, nowSeconds),
   };
@@ -361,6 +364,7 @@ function refusedDecision(
   return {
     allowed: false,
     limit: states[tightest]!.limit,
+    windowSeconds: windows[tightest]!.windowSeconds,
     remaining: Math.max(0, states[tightest]!.limit - states[tightest]!.used),
     resetSeconds: Math.max(...blocking.map(({ window, state }) => resetSecondsOf(window, state, nowSeconds))),
   };

@@ -7,8 +7,9 @@ import { importNoticeFile } from "../ingest/notice-importer.js";
 import { ComplaintStore } from "../store/complaint-store.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
-import { openDatabase } from "../store/open-database.js";
+import { ImportInterruption, type ImportStanding } from "./import-interruption.js";
 import { importProgress, PLAIN_LINE_SECONDS, peakMemoryMegabytes } from "./import-progress.js";
+import { openCommandDatabase } from "./open-command-database.js";
 
 /** `ftcapi import ...`: load the FTC's published files. */
 export function importCommand(): Command {
@@ -17,13 +18,15 @@ export function importCommand(): Command {
     .description("Import Do Not Call complaint extracts (CSV or CSV.gz, the FTC's format)")
     .argument("<files...>", "extract files, such as DNC_Complaint_Numbers_2021-07-08.csv")
     .action(async (files: string[], flags: ImportFlags) => {
-      const database = openDatabase(databaseConfig(flags).db);
+      const database = openCommandDatabase(databaseConfig(flags).db);
       const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
+      const interruption = new ImportInterruption();
+      let standing: ImportStanding | undefined;
       try {
         await migrate(database);
         const outcome = await importEach(
           files,
-          { ...flags, database },
+          { ...flags, database, signal: interruption.signal },
           importComplaintFile,
           (file, result, seconds) => {
             process.stdout.write(
@@ -36,10 +39,12 @@ export function importCommand(): Command {
           },
         );
         totals.failed = outcome.failed;
-        if (totals.added > 0) await new ComplaintStore(database).optimize();
+        standing = outcome.standing;
+        if (totals.added > 0 && !interruption.received) await new ComplaintStore(database).optimize();
       } finally {
         await database.close();
       }
+      exitIfInterrupted(interruption, files, standing);
       if (files.length > 1) {
         process.stdout.write(
           `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
@@ -54,27 +59,37 @@ export function importCommand(): Command {
     )
     .argument("<files...>", "saved pages of the live list (.json) or CSV files (.gz also read)")
     .action(async (files: string[], flags: ImportFlags) => {
-      const database = openDatabase(databaseConfig(flags).db);
+      const database = openCommandDatabase(databaseConfig(flags).db);
       const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
+      const interruption = new ImportInterruption();
+      let standing: ImportStanding | undefined;
       try {
         await migrate(database);
-        const outcome = await importEach(files, { ...flags, database }, importNoticeFile, (file, result) => {
-          if (!flags.quiet || files.length === 1) {
-            process.stdout.write(
-              `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
-            );
-          }
-          totals.rows += result.rows;
-          totals.added += result.added;
-          totals.changed += result.changed;
-          totals.unchanged += result.unchanged;
-          totals.rejected += result.rejected;
-        });
+        const outcome = await importEach(
+          files,
+          { ...flags, database, signal: interruption.signal },
+          importNoticeFile,
+          (file, result) => {
+            if (!flags.quiet || files.length === 1) {
+              process.stdout.write(
+                `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
+              );
+            }
+            totals.rows += result.rows;
+            totals.added += result.added;
+            totals.changed += result.changed;
+            totals.unchanged += result.unchanged;
+            totals.rejected += result.rejected;
+          },
+        );
         totals.failed = outcome.failed;
-        if (totals.added + totals.changed > 0) await new NoticeStore(database).optimize();
+        standing = outcome.standing;
+        if (totals.added + totals.changed > 0 && !interruption.received)
+          await new NoticeStore(database).optimize();
       } finally {
         await database.close();
       }
+      exitIfInterrupted(interruption, files, standing);
       if (files.length > 1) {
         process.stdout.write(
           `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
@@ -114,8 +129,28 @@ function withImportOptions(command: Command, unit: "row" | "record"): Command {
     );
 }
 
+/**
+ * After an import interrupted by a signal (the database closed): prints what was kept and what was
+ * rolled back, and that rerunning completes it, then exits with the signal's conventional status
+ * (130 for SIGINT, 143 for SIGTERM). Otherwise stops listening for signals and returns.
+ */
+function exitIfInterrupted(
+  interruption: ImportInterruption,
+  files: readonly string[],
+  standing: ImportStanding | undefined,
+): void {
+  interruption.close();
+  if (!interruption.received) return;
+  // A signal during the migrations: no file was begun.
+  process.stderr.write(
+    interruption.report(standing ?? { kept: [], rolledBack: undefined, notStarted: files }),
+  );
+  process.exit(interruption.exitCode);
+}
+
 /** What both importers take per file. */
 interface FileImportOptions {
+  signal?: AbortSignal;
   strict?: boolean;
   onRejected: (row: RejectedRow) => void;
   onProgress: (progress: ImportProgress) => void;
@@ -124,36 +159,52 @@ interface FileImportOptions {
 /**
  * Imports each file in turn with its own progress report, prints unreadable rows as
  * `FILE:LINE: reason`, and reports a file that is refused as a whole (ImportFileError) without
- * stopping the others. `onImported` gets each imported file's result and its seconds.
+ * stopping the others. `onImported` gets each imported file's result and its seconds. Once
+ * `signal` is aborted, stops: the file in hand is rolled back and none begun; `standing` says
+ * which files were kept.
  */
 async function importEach<Database, Result>(
   files: readonly string[],
-  flags: { database: Database; strict?: boolean; quiet?: boolean; progressSeconds?: number },
+  flags: {
+    database: Database;
+    signal: AbortSignal;
+    strict?: boolean;
+    quiet?: boolean;
+    progressSeconds?: number;
+  },
   importFile: (database: Database, file: string, options: FileImportOptions) => Promise<Result>,
   onImported: (file: string, result: Result, seconds: number) => void,
-): Promise<{ failed: number }> {
+): Promise<{ failed: number; standing: ImportStanding }> {
   let failed = 0;
-  for (const file of files) {
+  const kept: string[] = [];
+  for (const [index, file] of files.entries()) {
+    if (flags.signal.aborted)
+      return { failed, standing: { kept, rolledBack: undefined, notStarted: files.slice(index) } };
     const started = performance.now();
     const progress = importProgress(file, { quiet: flags.quiet, plainLineSeconds: flags.progressSeconds });
     let result: Result;
     try {
       result = await importFile(flags.database, file, {
+        signal: flags.signal,
         strict: flags.strict,
         onRejected: (row) => process.stderr.write(`${row.file}:${row.line}: ${row.reason}\n`),
         onProgress: (update) => progress.update(update),
       });
     } catch (err) {
       progress.stop();
+      // Stopped by a signal: the file's transaction was rolled back.
+      if (flags.signal.aborted)
+        return { failed, standing: { kept, rolledBack: file, notStarted: files.slice(index + 1) } };
       if (!(err instanceof ImportFileError)) throw err;
       process.stderr.write(`error: ${err.message}\n`);
       failed++;
       continue;
     }
     progress.stop();
+    kept.push(file);
     onImported(file, result, (performance.now() - started) / 1000);
   }
-  return { failed };
+  return { failed, standing: { kept, rolledBack: undefined, notStarted: [] } };
 }
 
 /** Parses a non-negative number of seconds, or fails with a message naming the option. */

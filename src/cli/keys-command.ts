@@ -6,8 +6,8 @@ import { nowSeconds, SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js
 import type { Database } from "../store/database.js";
 import { type ApiKeyRecord, KeyStore } from "../store/key-store.js";
 import { migrate } from "../store/migrate.js";
-import { openDatabase } from "../store/open-database.js";
 import { SettingsStore } from "../store/settings-store.js";
+import { openCommandDatabase } from "./open-command-database.js";
 
 /** `ftcapi keys ...`: the key lifecycle, for operators. */
 export function keysCommand(): Command {
@@ -69,19 +69,23 @@ async function createKeyAction(flags: CreateFlags): Promise<void> {
     throw new Error(`--email: not an e-mail address: '${printable(flags.email)}'`);
   if (flags.unlimited && flags.limitPerHour !== undefined)
     throw new Error("--limit-per-hour and --unlimited exclude each other");
-  await withKeyStore(flags, async (store, database) => {
-    const secret = await loadKeySecret(new SettingsStore(database), keySecretConfig(flags));
-    const { key, record } = await createKey(store, secret, {
-      email: flags.email,
-      firstName: flags.firstName,
-      lastName: flags.lastName,
-      useText: flags.use,
-      limitPerHour: flags.unlimited ? "unlimited" : flags.limitPerHour,
-    });
-    process.stdout.write(
-      `Created key ${printable(record.prefix)}... for ${printable(record.email)} (${limitText(record)}). It is shown once; keep it safe.\n${key}\n`,
-    );
-  });
+  await withKeyStore(
+    flags,
+    async (store, database) => {
+      const secret = await loadKeySecret(new SettingsStore(database), keySecretConfig(flags));
+      const { key, record } = await createKey(store, secret, {
+        email: flags.email,
+        firstName: flags.firstName,
+        lastName: flags.lastName,
+        useText: flags.use,
+        limitPerHour: flags.unlimited ? "unlimited" : flags.limitPerHour,
+      });
+      process.stdout.write(
+        `Created key ${printable(record.prefix)}... for ${printable(record.email)} (${limitText(record)}). It is shown once; keep it safe.\n${key}\n`,
+      );
+    },
+    true,
+  );
 }
 
 function addListCommand(keys: Command): void {
@@ -193,11 +197,13 @@ function addUsageCommand(keys: Command): void {
     });
 }
 
+/** Runs `work` on the key store; only `keys create` may create the database (`creates`). */
 async function withKeyStore(
   flags: { db?: string },
   work: (store: KeyStore, database: Database) => Promise<void>,
+  creates = false,
 ): Promise<void> {
-  const database = openDatabase(databaseConfig(flags).db);
+  const database = openCommandDatabase(databaseConfig(flags).db, { mustExist: !creates });
   try {
     await migrate(database);
     await work(new KeyStore(database), database);

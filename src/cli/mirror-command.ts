@@ -16,7 +16,7 @@ import type { Database } from "../store/database.js";
 import { FreshnessStore } from "../store/freshness-store.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
-import { openDatabase } from "../store/open-database.js";
+import { openCommandDatabase } from "./open-command-database.js";
 
 /** `ftcapi mirror`: copy collections from an FTC-compatible API, once or on the publication schedule. */
 export function mirrorCommand(): Command {
@@ -62,13 +62,13 @@ async function runMirror(config: MirrorConfig): Promise<void> {
   const client = new UpstreamClient({
     baseUrl: config.upstream,
     apiKey: config.apiKey,
-    ca: config.caFile ? await readFile(config.caFile, "utf8") : undefined,
+    ca: config.caFile ? await readCaFile(config.caFile) : undefined,
     insecure: config.insecure,
     retries: config.retries,
     log,
     signal: stopping.signal,
   });
-  const database = openDatabase(config.db);
+  const database = openCommandDatabase(config.db);
   try {
     await migrate(database);
     await mirrorUntilDone({
@@ -93,6 +93,26 @@ async function runMirror(config: MirrorConfig): Promise<void> {
     log("stopped");
     if (!config.follow) process.exitCode = 1;
   }
+}
+
+/** The `--ca` file's certificates, or an error naming the option and the file and what is wrong. */
+async function readCaFile(path: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const reason =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EISDIR"
+          ? "is a directory, not a PEM file"
+          : messageOf(err);
+    throw new Error(`--ca ${path}: ${reason}`);
+  }
+  if (!text.includes("-----BEGIN CERTIFICATE-----"))
+    throw new Error(`--ca ${path}: no PEM certificate in it (no '-----BEGIN CERTIFICATE-----' line)`);
+  return text;
 }
 
 /** What one `ftcapi mirror` invocation works with. */

@@ -40,8 +40,9 @@ export const errorCatalog = {
     status: 429,
     format: "gateway",
     title: "Too Many Requests",
+    // The live gateway's code and body shape; the text says what the limit is and when it resets.
     message:
-      "You have exceeded your rate limit. Try again later or contact us at {contactUrl} for assistance",
+      "You have exceeded your rate limit of {limit} per {window}. It resets in {reset}: try again then (Retry-After gives the seconds).",
   },
   NOT_FOUND: {
     status: 404,

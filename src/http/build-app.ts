@@ -44,6 +44,11 @@ export interface AppDeps {
   logger: FastifyBaseLogger;
   /** Public base URL for links; undefined: each request's own scheme and host. */
   baseUrl: string | undefined;
+  /**
+   * The absolute path of the self-signed certificate the HTTPS listener serves, for `--cacert` in
+   * the sign-up page's example; undefined with an operator's certificate (`--tls-cert`).
+   */
+  selfSignedCertPath?: string;
   /** What to do with query parameters the API does not take (default: refuse them with 400). */
   unknownParameters?: UnknownParameters;
   /** Trust `X-Forwarded-Proto` / `X-Forwarded-For` / `X-Forwarded-Host` from a proxy. */
@@ -143,6 +148,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limiter: deps.rateLimiter,
     signupsPerHour: deps.signupsPerHour,
     baseUrl: deps.baseUrl,
+    selfSignedCertPath: deps.selfSignedCertPath,
   });
 
   // Any method but GET, HEAD and a CORS preflight on a path that has routes (a write, PROPFIND,

@@ -3,6 +3,7 @@ import { DEMO_KEY } from "../access/api-keys.js";
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimitDecision, RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "../domain/time.js";
 import { httpsUrlOf, queryPairs } from "./request-urls.js";
 
 export interface GatewayOptions {
@@ -63,13 +64,38 @@ export function registerGatewayHooks(app: FastifyInstance, options: GatewayOptio
     const decision = await options.limiter.check(check.key, presented === DEMO_KEY, req.ip);
     if (!decision) return;
     reply.headers(limitHeaders(decision));
-    if (!decision.allowed) {
-      throw new ApiError("OVER_RATE_LIMIT", {
-        vars,
-        headers: { "Retry-After": String(decision.resetSeconds) },
-      });
-    }
+    if (!decision.allowed) throw overRateLimitError(decision);
   });
+}
+
+/**
+ * The 429 `OVER_RATE_LIMIT` for a refused request: the live gateway's code and body, its message
+ * saying the limit (`1,000 requests per hour`) and when it resets, with `Retry-After` in seconds.
+ */
+export function overRateLimitError(decision: RateLimitDecision): ApiError {
+  return new ApiError("OVER_RATE_LIMIT", {
+    vars: {
+      limit: `${decision.limit.toLocaleString("en-US")} request${decision.limit === 1 ? "" : "s"}`,
+      window: windowText(decision.windowSeconds),
+      reset: durationText(decision.resetSeconds),
+    },
+    headers: { "Retry-After": String(decision.resetSeconds) },
+  });
+}
+
+/** A limit's window in words: `hour`, `day`, else `5 seconds`. */
+function windowText(seconds: number): string {
+  if (seconds === SECONDS_PER_HOUR) return "hour";
+  if (seconds === SECONDS_PER_DAY) return "day";
+  return `${seconds} seconds`;
+}
+
+/** A wait in words: `42 seconds`, or past two minutes `1260 seconds (about 21 minutes)`. */
+function durationText(seconds: number): string {
+  const exact = `${seconds} second${seconds === 1 ? "" : "s"}`;
+  return seconds < 2 * SECONDS_PER_MINUTE
+    ? exact
+    : `${exact} (about ${Math.round(seconds / SECONDS_PER_MINUTE)} minutes)`;
 }
 
 /** The gateway's headers, plus the reset time its users asked for. */

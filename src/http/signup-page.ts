@@ -70,16 +70,37 @@ ${error ? `<p id="form-error" class="error" role="alert">${escapeHtml(error.mess
   );
 }
 
-/** The answer to a successful sign-up: the key, once. */
-export function signupDonePage(key: string, email: string): string {
+/** Where the sign-up page's example request goes. */
+export interface ExampleRequest {
+  /** The server's absolute address (`https://host:port`, or the public base URL), without a trailing slash. */
+  baseUrl: string;
+  /** The self-signed certificate's path, given to curl as `--cacert`; undefined for a trusted certificate. */
+  caCertPath?: string;
+}
+
+/**
+ * The answer to a successful sign-up: the key, once, and a curl request that works as copied: at
+ * the server's absolute address, with `--cacert` when the certificate is the self-signed one.
+ */
+export function signupDonePage(key: string, email: string, example: ExampleRequest): string {
+  const cacert = example.caCertPath === undefined ? "" : `--cacert ${shellQuoted(example.caCertPath)} `;
+  const caNote =
+    example.caCertPath === undefined
+      ? ""
+      : `\n<p>This server's certificate is self-signed: <code>--cacert</code> names it on the server's machine (copy the file to call from elsewhere).</p>`;
   return page(
     "Your API key",
     `<h1>Your API key</h1>
 <p>Keep this key safe: it is shown only once. It was issued to ${escapeHtml(email)}.</p>
 <p id="api-key" class="key">${escapeHtml(key)}</p>
 <p>Send it in the <code>X-Api-Key</code> header, or as the <code>api_key</code> parameter:</p>
-<pre>curl -H 'X-Api-Key: ${escapeHtml(key)}' '/v0/dnc-complaints?items_per_page=5'</pre>`,
+<pre id="example-request">${escapeHtml(`curl ${cacert}-H 'X-Api-Key: ${key}' '${example.baseUrl}/v0/dnc-complaints?items_per_page=5'`)}</pre>${caNote}`,
   );
+}
+
+/** A path as the shell reads it: bare when it holds only safe characters, else single-quoted. */
+function shellQuoted(path: string): string {
+  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
 }
 
 /** Shown when an address has asked for too many keys. */

@@ -1,10 +1,10 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { RateLimiter } from "../access/rate-limiter.js";
+import type { RateLimitDecision, RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
 import { parseSignup, SIGNUP_FIELDS, type Signup } from "../domain/signup-form.js";
 import { SECONDS_PER_HOUR } from "../domain/time.js";
-import { limitHeaders } from "./gateway-hooks.js";
+import { limitHeaders, overRateLimitError } from "./gateway-hooks.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { signupDonePage, signupFormPage, signupLimitedPage } from "./signup-page.js";
 
@@ -16,6 +16,8 @@ export interface SignupOptions {
   signupsPerHour: number;
   /** The public base URL, if configured: its origin is the only one sign-ups are accepted from. */
   baseUrl: string | undefined;
+  /** The self-signed certificate's absolute path (see AppDeps), for `--cacert` in the example request. */
+  selfSignedCertPath?: string;
 }
 
 /** The sign-up page and form. */
@@ -85,28 +87,32 @@ export async function registerSignupRoutes(app: FastifyInstance, options: Signup
           SECONDS_PER_HOUR,
         );
         reply.headers(limitHeaders(decision));
-        if (!decision.allowed) return refuseOverLimit(reply, wantsJson, decision.resetSeconds);
+        if (!decision.allowed) return refuseOverLimit(reply, wantsJson, decision);
         const key = await options.issueKey(signup);
         reply.code(201).header("Cache-Control", "no-store");
         if (wantsJson) return { api_key: key, email: signup.email };
-        return reply.type(HTML).send(signupDonePage(key, signup.email));
+        return reply.type(HTML).send(
+          signupDonePage(key, signup.email, {
+            baseUrl: publicBaseUrl(req, options.baseUrl),
+            // Only a client that reached this server's own TLS listener sees the self-signed
+            // certificate; behind a proxy it sees the proxy's.
+            caCertPath: isOwnTls(req) ? options.selfSignedCertPath : undefined,
+          }),
+        );
       },
     );
   });
 }
 
-function refuseOverLimit(reply: FastifyReply, wantsJson: boolean, resetSeconds: number): FastifyReply {
+function refuseOverLimit(reply: FastifyReply, wantsJson: boolean, decision: RateLimitDecision): FastifyReply {
   if (!wantsJson) {
     return reply
       .code(429)
-      .header("Retry-After", String(resetSeconds))
+      .header("Retry-After", String(decision.resetSeconds))
       .type(HTML)
-      .send(signupLimitedPage(resetSeconds));
+      .send(signupLimitedPage(decision.resetSeconds));
   }
-  throw new ApiError("OVER_RATE_LIMIT", {
-    vars: { contactUrl: SIGNUP_PATH },
-    headers: { "Retry-After": String(resetSeconds) },
-  });
+  throw overRateLimitError(decision);
 }
 
 /**
@@ -149,6 +155,11 @@ function formValues(body: unknown): Record<string, string> {
     if (typeof value === "string") values[name] = value;
   }
   return values;
+}
+
+/** True when the request arrived over this server's own HTTPS listener (not through a proxy's plain connection). */
+function isOwnTls(req: FastifyRequest): boolean {
+  return (req.socket as { encrypted?: boolean }).encrypted === true;
 }
 
 function isJson(req: FastifyRequest): boolean {

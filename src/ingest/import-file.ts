@@ -33,6 +33,11 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
   /** Refuse the whole file at its first unreadable row (nothing of it is written). */
   strict?: boolean;
+  /**
+   * Stops the import (SIGINT, SIGTERM): checked after each batch and before the commit; once
+   * aborted, the file's transaction is rolled back and the signal's reason thrown.
+   */
+  signal?: AbortSignal;
 }
 
 /** The next rows of a file, in file order, as a collection's reader hands them over. */
@@ -89,7 +94,8 @@ export type ImportedFile<Counts> = { file: string; rows: number } & Counts & { r
  * and counted. With `strict`, the first of them refuses the file instead. On any failure the
  * transaction is rolled back, so a file is either wholly imported or not at all, and the error is
  * passed on unchanged. Progress is reported after each batch holding rows and once committed, for
- * readers that say how far they are.
+ * readers that say how far they are. An aborted `signal` stops it between batches the same way:
+ * rolled back, the signal's reason thrown.
  */
 export async function importFile<Item, Counts>(
   database: Database,
@@ -107,6 +113,7 @@ export async function importFile<Item, Counts>(
     options.onProgress?.({ file, rows, bytesRead, totalBytes });
   try {
     for (let next = await batches.next(); !next.done; next = await batches.next()) {
+      options.signal?.throwIfAborted();
       const batch = next.value;
       if (!begun) await writer.begin();
       begun = true;
@@ -117,6 +124,7 @@ export async function importFile<Item, Counts>(
       position = batch.position ?? position;
       if (position && read > 0) progress(position.bytesRead, position.totalBytes);
     }
+    options.signal?.throwIfAborted();
     if (!begun) await writer.begin();
     const counts = await writer.commit();
     if (position) progress(position.totalBytes, position.totalBytes);

@@ -56,6 +56,18 @@ const NETWORK_CODES = new Set([
   "UND_ERR_SOCKET",
 ]);
 
+/** Node's codes for a certificate that does not verify: not retried, answered with what to do (`--ca`). */
+const CERTIFICATE_CODES = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "CERT_UNTRUSTED",
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
 /** When Retry-After is absent on a 429: the live gateway's window is an hour, so a minute is modest. */
 const DEFAULT_RATE_LIMIT_WAIT_SECONDS = 60;
 /** The live gateway counts over an hour and sends no reset time. */
@@ -103,6 +115,7 @@ export class UpstreamClient {
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (this.options.signal?.aborted) throw err;
+        if (code && CERTIFICATE_CODES.has(code)) throw this.untrusted(url, err as Error);
         if (!(code && NETWORK_CODES.has(code)) && !(err instanceof RequestTimeout)) throw err;
         failures++;
         if (failures > retries)
@@ -151,6 +164,28 @@ export class UpstreamClient {
 
   close(): void {
     this.agent.destroy();
+  }
+
+  /**
+   * A certificate the client does not trust, in words that say what to do: give the upstream's
+   * certificate (or its issuer's) with `--ca`, or, for a test, `--insecure`.
+   */
+  private untrusted(url: URL, err: Error): UpstreamError {
+    const code = (err as NodeJS.ErrnoException).code!;
+    const what = code.includes("SELF_SIGNED")
+      ? "the upstream's certificate is self-signed"
+      : code === "CERT_HAS_EXPIRED"
+        ? "the upstream's certificate has expired"
+        : code === "ERR_TLS_CERT_ALTNAME_INVALID"
+          ? `the upstream's certificate is not for ${this.base.hostname}`
+          : "the upstream's certificate is not signed by an authority this machine trusts";
+    const todo =
+      code === "CERT_HAS_EXPIRED" || code === "ERR_TLS_CERT_ALTNAME_INVALID"
+        ? "fix the upstream's certificate, or only for a test pass --insecure"
+        : this.options.ca === undefined
+          ? "trust it with --ca FILE, a PEM file of the certificate or its issuer's (for another ftcapi, its tls-cert.pem, kept beside its database), or only for a test pass --insecure"
+          : "the certificates given with --ca are not the upstream's nor its issuer's: check the file";
+    return new UpstreamError(`${describe(url)}: ${what} (${err.message}); ${todo}`);
   }
 
   private send(url: URL): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {

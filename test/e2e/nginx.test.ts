@@ -34,6 +34,7 @@ describe("nginx in front of two ftcapi replicas on PostgreSQL (docs/nginx/ftcapi
   let httpUrl: string;
   let ca: string;
   let key: string;
+  let accessLog: string;
 
   before(async () => {
     if (!available) return;
@@ -76,13 +77,15 @@ describe("nginx in front of two ftcapi replicas on PostgreSQL (docs/nginx/ftcapi
         ]),
       );
     }
+    accessLog = join(directory, "ftcapi-access.log");
     const site = (await readFile(join(REPO_ROOT, "docs", "nginx", "ftcapi.conf"), "utf8"))
       .replace("127.0.0.1:8080", `127.0.0.1:${replicaOne}`)
       .replace("127.0.0.1:8081", `127.0.0.1:${replicaTwo}`)
       .replace("listen 80;", `listen 127.0.0.1:${httpPort};`)
       .replace("listen 443 ssl;", `listen 127.0.0.1:${httpsPort} ssl;`)
       .replace("/etc/ssl/ftcapi/fullchain.pem", tls.certPath)
-      .replace("/etc/ssl/ftcapi/privkey.pem", tls.keyPath);
+      .replace("/etc/ssl/ftcapi/privkey.pem", tls.keyPath)
+      .replaceAll("/var/log/nginx/ftcapi-access.log", accessLog);
     await writeFile(join(directory, "ftcapi.conf"), site);
     await writeFile(
       join(directory, "nginx.conf"),
@@ -142,6 +145,35 @@ describe("nginx in front of two ftcapi replicas on PostgreSQL (docs/nginx/ftcapi
       res.json().error.message,
       `Requests must be made over HTTPS. Try accessing the API at: ${httpsUrl}/v0/dnc-complaints?state=Ohio`,
     );
+  });
+
+  it("leaves no api_key value in its access log (the ftcapi_masked format), only the rest of each request", async (t) => {
+    if (!available) return t.skip(`${NGINX} not found: nginx test skipped`);
+    const queries = [
+      `state=Ohio&api_key=${key}`,
+      `api_key=${key}&items_per_page=1`,
+      `api_key=${key}&items_per_page=1&api_key=${key}`,
+      `API_KEY=${key}`,
+      `api%5Fkey=${key}`,
+      `%61pi_key=${key}`,
+      `a=1&api_key=${key}&api_key=${key}&api_key=${key}&api_key=${key}`,
+    ];
+    for (const query of queries) {
+      await fetchRaw(`${httpsUrl}/v0/dnc-complaints?${query}`, { ca });
+      await fetchRaw(`${httpUrl}/v0/dnc-complaints?${query}`);
+    }
+    // A request without a key in its query keeps its query in the log.
+    await fetchRaw(`${httpsUrl}/v0/dnc-complaints?state=Texas&items_per_page=1`, {
+      ca,
+      headers: { "X-Api-Key": key },
+    });
+    const log = await readFile(accessLog, "utf8");
+    assert.ok(log.split("\n").length > queries.length * 2, `a line per request:\n${log}`);
+    assert.ok(!log.includes(key), `no key in the access log:\n${log}`);
+    assert.ok(!log.includes(key.slice(0, 12)), "nor a part of one");
+    assert.match(log, /"GET \/v0\/dnc-complaints\?state=Ohio&api_key=-masked- HTTP\/1\.1" 200 /);
+    assert.match(log, /"GET \/v0\/dnc-complaints\?-query-withheld- HTTP\/1\.1"/);
+    assert.match(log, /"GET \/v0\/dnc-complaints\?state=Texas&items_per_page=1 HTTP\/1\.1" 200 /);
   });
 
   it("takes the client address from nginx, not from what the client claims", async (t) => {
