@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { DB_OPTION, type MirrorConfig, mirrorConfig, type RawMirrorOptions } from "../config.js";
 import { COMPLAINTS, NOTICES } from "../domain/collections.js";
 import { dayOf, parseDate } from "../domain/date-time.js";
+import { fileReadProblem } from "../domain/file-read-problem.js";
 import { formatTimestamp } from "../domain/notice.js";
 import { redactPasswords } from "../domain/redact-passwords.js";
 import { nowSeconds, SECONDS_PER_DAY } from "../domain/time.js";
@@ -101,14 +102,7 @@ async function readCaFile(path: string): Promise<string> {
   try {
     text = await readFile(path, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EISDIR"
-          ? "is a directory, not a PEM file"
-          : messageOf(err);
-    throw new Error(`--ca ${path}: ${reason}`);
+    throw new Error(`--ca ${path}: ${fileReadProblem(err, "PEM")}`);
   }
   if (!text.includes("-----BEGIN CERTIFICATE-----"))
     throw new Error(`--ca ${path}: no PEM certificate in it (no '-----BEGIN CERTIFICATE-----' line)`);

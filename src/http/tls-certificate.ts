@@ -4,6 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createSecureContext } from "node:tls";
 import { generate } from "selfsigned";
+import { fileReadProblem } from "../domain/file-read-problem.js";
 import { MILLISECONDS_PER_DAY, MILLISECONDS_PER_MINUTE } from "../domain/time.js";
 
 export interface TlsFiles {
@@ -101,16 +102,7 @@ async function readTlsFile(option: TlsOption, path: string, holds: string): Prom
   try {
     return await readFile(path, "utf8");
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const reason =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EISDIR"
-          ? `is a directory, not a PEM ${holds} file`
-          : code === "EACCES"
-            ? "permission denied: the server's user cannot read it"
-            : (code ?? (err instanceof Error ? err.message : String(err)));
-    throw new TlsFileError(`${option} ${path}: ${reason}`);
+    throw new TlsFileError(`${option} ${path}: ${fileReadProblem(err, `PEM ${holds}`)}`);
   }
 }
 
