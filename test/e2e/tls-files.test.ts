@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { loadOrCreateCertificate, type TlsFiles } from "../../src/http/tls-certificate.js";
 import { runCli } from "../support/cli.js";
+import { localServeFlags } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
 describe("serve with TLS files it cannot use", () => {
@@ -32,20 +33,7 @@ describe("serve with TLS files it cannot use", () => {
   async function refused(cert: string, key: string, option: string, file: string, reason: RegExp) {
     const run = await runCli([
       "serve",
-      "--db",
-      join(directory, "ftcapi.db"),
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--http-port",
-      "0",
-      "--log-level",
-      "warn",
-      "--tls-cert",
-      cert,
-      "--tls-key",
-      key,
+      ...localServeFlags(join(directory, "ftcapi.db"), "--tls-cert", cert, "--tls-key", key),
     ]);
     assert.equal(run.code, 1, `exit ${run.code}:\n${run.stdout}\n${run.stderr}`);
     const lines = run.stderr.split("\n").filter((line) => line.startsWith("ftcapi: "));
