@@ -147,13 +147,16 @@ export class ComplaintStore {
     // On SQLite the rows are found by their primary key, the table's own order, so that a page's
     // rows (neighbours in created order) share the table's pages; by id, each row would cost a
     // lookup in the id index's pages, scattered like the ids (twice the page reads under load).
+    // CROSS JOIN fixes the loop order: with a plain join SQLite's planner may scan the whole table
+    // (through its smallest covering index) against a bloom filter of the 50 keys instead, which
+    // took 96 ms a page at 200,000 complaints (0.8 ms as written).
     const rows =
       this.database.dialect === "sqlite"
         ? (
             await sql<Pick<ComplaintTable, (typeof COLUMNS)[number]>>`select ${sql.join(
               COLUMNS.map((column) => sql.ref(`complaints.${column}`)),
             )} from (values ${sql.join(keys.map((key) => sql`(${key.created_at}, ${key.id})`))}) as wanted
-              join complaints on complaints.created_at = wanted.column1 and +complaints.id = wanted.column2`.execute(
+              cross join complaints on complaints.created_at = wanted.column1 and +complaints.id = wanted.column2`.execute(
               this.database.db,
             )
           ).rows
