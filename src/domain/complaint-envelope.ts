@@ -1,4 +1,10 @@
-import { type Complaint, type ComplaintAttributes, complaintAttributes } from "./complaint.js";
+import {
+  type Complaint,
+  type ComplaintAttributes,
+  type ComplaintRow,
+  complaintAttributes,
+} from "./complaint.js";
+import { formatDateTime } from "./date-time.js";
 
 export interface ComplaintResource {
   type: "dnc_complaint";
@@ -42,4 +48,31 @@ export function complaintEnvelope(
     meta: { "records-this-page": records.length, "record-total": total, "records-total": total },
     links: { self: selfUrl },
   };
+}
+
+/**
+ * The text of `JSON.stringify(complaintEnvelope(...))` for a page read as rows, written directly:
+ * no resource objects, no attribute objects, one string. Ids (32 hexadecimal characters) and
+ * formatted times need no escaping; every other value is escaped as JSON.stringify escapes it.
+ */
+export function complaintPageText(
+  rows: readonly ComplaintRow[],
+  total: number,
+  recordBaseUrl: string,
+  selfUrl: string,
+): string {
+  const recordPrefix = JSON.stringify(`${recordBaseUrl}/`).slice(0, -1);
+  let text = '{"data":[';
+  for (let index = 0; index < rows.length; index++) {
+    const [id, createdAt, violationAt, phone, city, state, areaCode, subject, robocall] = rows[index]!;
+    if (index > 0) text += ",";
+    text +=
+      `{"type":"dnc_complaint","id":"${id}","attributes":{"company-phone-number":${JSON.stringify(phone)}` +
+      `,"created-date":"${formatDateTime(createdAt)}","violation-date":"${formatDateTime(violationAt)}"` +
+      `,"consumer-city":${JSON.stringify(city)},"consumer-state":${JSON.stringify(state)}` +
+      `,"consumer-area-code":${JSON.stringify(areaCode)},"subject":${JSON.stringify(subject)}` +
+      `,"recorded-message-or-robocall":${JSON.stringify(robocall)}},"relationships":[],"meta":[]` +
+      `,"links":{"self":${recordPrefix}${id}"}}`;
+  }
+  return `${text}],"meta":{"records-this-page":${rows.length},"record-total":${total},"records-total":${total}},"links":{"self":${JSON.stringify(selfUrl)}}}`;
 }

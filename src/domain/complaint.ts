@@ -14,6 +14,22 @@ export interface Complaint {
   robocall: string;
 }
 
+/**
+ * A complaint as the store reads a page of them: its values in this order, with no object made per
+ * row (see `complaintPageText`).
+ */
+export type ComplaintRow = readonly [
+  id: string,
+  createdAt: number,
+  violationAt: number,
+  companyPhoneNumber: string,
+  city: string,
+  state: string,
+  areaCode: string,
+  subject: string,
+  robocall: string,
+];
+
 /** The header of the FTC's daily and weekly extracts, unchanged since 2019. */
 export const COMPLAINT_CSV_HEADER = [
   "Company_Phone_Number",

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { COMPLAINTS } from "../domain/collections.js";
 import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
-import { complaintEnvelope } from "../domain/complaint-envelope.js";
+import { complaintEnvelope, complaintPageText } from "../domain/complaint-envelope.js";
 import { isComplaintParameterName, parseComplaintQuery } from "../domain/complaint-query.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import { AnswerCache, type AnswerCacheWatcher, type CachedAnswer, sendAnswer } from "./answer-cache.js";
@@ -37,9 +37,7 @@ export function registerComplaintRoutes(
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
     const answer = await cache.answer(selfUrl, async () => {
       const page = await complaints.list(query);
-      return JSON.stringify(
-        complaintEnvelope(page.records, page.total, `${base}${COMPLAINTS.path}`, selfUrl),
-      );
+      return complaintPageText(page.rows, page.total, `${base}${COMPLAINTS.path}`, selfUrl);
     });
     return send(req, reply, answer);
   });

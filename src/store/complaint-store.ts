@@ -1,6 +1,6 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
-import type { Complaint } from "../domain/complaint.js";
+import type { Complaint, ComplaintRow } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { formatDateTime } from "../domain/date-time.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
@@ -8,12 +8,12 @@ import { CollectionVersion } from "./collection-version.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
 import { DimensionCounts } from "./dimension-counts.js";
-import type { ComplaintTable, Schema } from "./schema.js";
+import type { Schema } from "./schema.js";
 
-/** A page of complaints and the exact number of complaints the query matches. */
+/** A page of complaints, as rows, and the exact number of complaints the query matches. */
 export interface ComplaintPage {
   total: number;
-  records: Complaint[];
+  rows: ComplaintRow[];
 }
 
 /** Offsets up to this are skipped on the index directly; deeper ones start from a daily count. */
@@ -65,10 +65,10 @@ export class ComplaintStore {
   }
 
   async list(query: ComplaintQuery): Promise<ComplaintPage> {
-    if (isEmptyRange(query.created) || isEmptyRange(query.violation)) return { total: 0, records: [] };
+    if (isEmptyRange(query.created) || isEmptyRange(query.violation)) return { total: 0, rows: [] };
     const dimension = dimensionFor(query);
     const total = await this.total(query, dimension);
-    if (query.offset >= total) return { total, records: [] };
+    if (query.offset >= total) return { total, rows: [] };
 
     // Near the end, read backwards from the other end instead.
     let order = query.order;
@@ -135,14 +135,15 @@ export class ComplaintStore {
     const rows =
       (offset > 0 && !onTable) || rareViolation
         ? await this.byKeys(await page(complaints.select(["created_at", "id"])).execute())
-        : await page(complaints.select(COLUMNS)).execute();
-    const records = rows.map(toComplaint);
-    if (reversed) records.reverse();
-    return { total, records };
+        : ((await this.database.selectRows(
+            page(complaints.select(COLUMNS)).compile(),
+          )) as unknown as ComplaintRow[]);
+    if (reversed) rows.reverse();
+    return { total, rows };
   }
 
   /** The complaints with these keys, in the keys' order. */
-  private async byKeys(keys: Array<{ created_at: number; id: string }>) {
+  private async byKeys(keys: Array<{ created_at: number; id: string }>): Promise<ComplaintRow[]> {
     if (keys.length === 0) return [];
     // On SQLite the rows are found by their primary key, the table's own order, so that a page's
     // rows (neighbours in created order) share the table's pages; by id, each row would cost a
@@ -150,17 +151,15 @@ export class ComplaintStore {
     // CROSS JOIN fixes the loop order: with a plain join SQLite's planner may scan the whole table
     // (through its smallest covering index) against a bloom filter of the 50 keys instead, which
     // took 96 ms a page at 200,000 complaints (0.8 ms as written).
-    const rows =
+    const rows = (await this.database.selectRows(
       this.database.dialect === "sqlite"
-        ? (
-            await sql<Pick<ComplaintTable, (typeof COLUMNS)[number]>>`select ${sql.join(
-              COLUMNS.map((column) => sql.ref(`complaints.${column}`)),
-            )} from (values ${sql.join(keys.map((key) => sql`(${key.created_at}, ${key.id})`))}) as wanted
-              cross join complaints on complaints.created_at = wanted.column1 and +complaints.id = wanted.column2`.execute(
-              this.database.db,
-            )
-          ).rows
-        : await this.database.db
+        ? sql`select ${sql.join(
+            COLUMNS.map((column) => sql.ref(`complaints.${column}`)),
+          )} from (values ${sql.join(keys.map((key) => sql`(${key.created_at}, ${key.id})`))}) as wanted
+              cross join complaints on complaints.created_at = wanted.column1 and +complaints.id = wanted.column2`.compile(
+            this.database.db,
+          )
+        : this.database.db
             .selectFrom("complaints")
             .select(COLUMNS)
             .where(
@@ -168,8 +167,9 @@ export class ComplaintStore {
               "in",
               keys.map((key) => key.id),
             )
-            .execute();
-    const byId = new Map(rows.map((row) => [row.id, row]));
+            .compile(),
+    )) as unknown as ComplaintRow[];
+    const byId = new Map(rows.map((row) => [row[0], row]));
     return keys.map((key) => byId.get(key.id)!);
   }
 

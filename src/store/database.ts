@@ -5,7 +5,7 @@
  * imports them.
  */
 import type BetterSqlite3 from "better-sqlite3";
-import type { Compilable, Kysely } from "kysely";
+import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type pg from "pg";
 import type { ComplaintWriter } from "./complaint-writer.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
@@ -34,6 +34,12 @@ interface DatabaseBase {
    * SQLITE_BUSY after a few seconds (a 503); PostgreSQL's driver never blocks the loop.
    */
   writeWithoutWaiting<Row>(query: Compilable<Row> & { execute(): Promise<Row[]> }): Promise<Row | undefined>;
+  /**
+   * Runs a compiled select and returns its rows as arrays of the selected columns' values, in select order:
+   * no object per row (on SQLite, making 50 rows of 9 columns objects cost as much as finding them).
+   * Under the same statement budget as the Kysely instance.
+   */
+  selectRows(query: CompiledQuery): Promise<unknown[][]>;
   /** A writer of complaints on this database, with the dialect's fastest bulk path. */
   complaintWriter(): ComplaintWriter;
   /** The rate limiter's counters on this database (on SQLite, in the counter file beside it). */

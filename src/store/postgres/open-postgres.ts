@@ -55,6 +55,11 @@ export function openPostgres(url: string, options: OpenOptions): PostgresDatabas
       // Kysely ends the pool only if it ran a query; one used only through `pool` is ended here.
       if (!pool.ending) await pool.end();
     },
+    selectRows: async (query) => {
+      const { sql: text, parameters } = query;
+      // pool.query hands a timed-out connection back with its error, so the pool ends it.
+      return (await pool.query({ text, values: [...parameters], rowMode: "array" })).rows;
+    },
     writeWithoutWaiting: async (query) => (await query.execute())[0],
     complaintWriter: () => new PostgresComplaintWriter(database),
     rateLimitStore: () => new PostgresRateLimitStore(database),

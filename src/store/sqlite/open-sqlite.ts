@@ -30,6 +30,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
   const db = new Kysely<Schema>({
     dialect: new SqliteDialect({ database: withStatementCache(sqlite, budget) }),
   });
+  const rowStatements = withStatementCache(sqlite, budget, true);
   let counterFile: CounterFile | undefined;
   const counters = () => {
     counterFile ??= openCounterFile(counterFileOf(file), sqlite);
@@ -67,6 +68,10 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
       await counterFile?.close();
       await db.destroy();
     },
+    selectRows: async (query) => {
+      const { sql: text, parameters } = query;
+      return rowStatements.prepare(text).all(parameters) as unknown[][];
+    },
     writeWithoutWaiting: (query) => writeWithoutWaiting(database, query),
     complaintWriter: () => new SqliteComplaintWriter(database),
     rateLimitStore: () => new SqliteRateLimitStore(database),
@@ -77,8 +82,13 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
 /**
  * The driver as Kysely sees it, with prepared statements kept by their SQL: Kysely prepares every
  * query anew, which costs more than running most of ftcapi's (a few hundred distinct texts).
+ * `rowsAsArrays`: statements in better-sqlite3's raw mode, for `selectRows`.
  */
-function withStatementCache(sqlite: BetterSqlite3.Database, budget: StatementBudget | undefined) {
+function withStatementCache(
+  sqlite: BetterSqlite3.Database,
+  budget: StatementBudget | undefined,
+  rowsAsArrays = false,
+) {
   // Each statement is kept with its budgeted form, made once.
   const statements = new Map<string, { statement: BetterSqlite3.Statement; driver: DriverStatement }>();
   return {
@@ -86,6 +96,7 @@ function withStatementCache(sqlite: BetterSqlite3.Database, budget: StatementBud
       const known = statements.get(text);
       if (known && !known.statement.busy) return known.driver;
       const statement = sqlite.prepare(text);
+      if (rowsAsArrays) statement.raw(true);
       const driver = budget ? budget.wrap(statement) : (statement as unknown as DriverStatement);
       if (statements.size >= 2000) statements.clear();
       statements.set(text, { statement, driver });
