@@ -520,9 +520,11 @@ function unique(lists: readonly Int32Array[], size: number): number[] {
 
 /** A text's UTF-16 code units in reverse: `a` ends with `b` when reversed(a) starts with reversed(b). */
 function reversed(text: string): string {
-  let result = "";
-  for (let at = text.length - 1; at >= 0; at--) result += text[at];
-  return result;
+  // Built from an array of units, so that the result is one flat string (a concatenation per unit
+  // makes a rope that every comparison of the index's sort walks).
+  const units = new Array<number>(text.length);
+  for (let at = 0; at < text.length; at++) units[at] = text.charCodeAt(text.length - 1 - at);
+  return String.fromCharCode(...units);
 }
 
 function isList(field: NoticeFieldName): field is ListField {
@@ -551,17 +553,22 @@ function compareValues(left: IndexedValue, right: IndexedValue): number {
  * from U+E000 up, so only strings holding a surrogate are compared code point by code point.
  */
 export function compareCodePoints(left: string, right: string): number {
-  if (!SURROGATE.test(left) && !SURROGATE.test(right)) return left < right ? -1 : left > right ? 1 : 0;
-  const a = [...left];
-  const b = [...right];
-  for (let index = 0; index < Math.min(a.length, b.length); index++) {
-    const difference = a[index]!.codePointAt(0)! - b[index]!.codePointAt(0)!;
-    if (difference !== 0) return difference < 0 ? -1 : 1;
+  if (left === right) return 0;
+  const length = Math.min(left.length, right.length);
+  for (let at = 0; at < length; at++) {
+    let a = left.charCodeAt(at);
+    let b = right.charCodeAt(at);
+    if (a === b) continue;
+    // UTF-16 units order code points except where a surrogate (D800-DFFF, half of a code point
+    // above FFFF) meets a unit from E000 up: move the surrogates above them.
+    if (a >= 0xd800 && b >= 0xd800) {
+      a = a >= 0xe000 ? a - 0x800 : a + 0x2000;
+      b = b >= 0xe000 ? b - 0x800 : b + 0x2000;
+    }
+    return a < b ? -1 : 1;
   }
-  return a.length - b.length < 0 ? -1 : a.length > b.length ? 1 : 0;
+  return left.length < right.length ? -1 : left.length > right.length ? 1 : 0;
 }
-
-const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * One value's test for an operator with its (lowered) operands; ordering operators compare with
