@@ -56,21 +56,30 @@ function exportOnce(url: string, key: string, pid: number): Promise<Measured> {
   }, 20);
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { "X-Api-Key": key }, rejectUnauthorized: false, agent: false }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
-      let bytes = 0;
-      let lines = 0;
-      res.on("data", (chunk: Buffer) => {
-        bytes += chunk.length;
-        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
-      });
-      res.on("end", () => {
-        clearInterval(sampler);
-        peak = Math.max(peak, residentMb(pid));
-        resolve({ seconds: (performance.now() - started) / 1000, bytes, lines, peakGrowthMb: peak - before });
-      });
-      res.on("error", reject);
-    });
+    const req = request(
+      url,
+      { headers: { "X-Api-Key": key }, rejectUnauthorized: false, agent: false },
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
+        let bytes = 0;
+        let lines = 0;
+        res.on("data", (chunk: Buffer) => {
+          bytes += chunk.length;
+          for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
+        });
+        res.on("end", () => {
+          clearInterval(sampler);
+          peak = Math.max(peak, residentMb(pid));
+          resolve({
+            seconds: (performance.now() - started) / 1000,
+            bytes,
+            lines,
+            peakGrowthMb: peak - before,
+          });
+        });
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end();
   });
@@ -82,9 +91,13 @@ function sqlite3Export(db: string): number | undefined {
   const time = (column: string) => `strftime('%Y-%m-%d %H:%M:%S', ${column}, 'unixepoch')`;
   const query = `select phone as Company_Phone_Number, ${time("created_at")} as Created_Date, ${time("violation_at")} as Violation_Date, city as Consumer_City, state as Consumer_State, area_code as Consumer_Area_Code, subject as Subject, robocall as Recorded_Message_Or_Robocall from complaints order by created_at desc, id desc;`;
   const started = performance.now();
-  const result = spawnSync("sqlite3", ["-readonly", "-csv", "-header", "-cmd", ".output /dev/null", db, query], {
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    "sqlite3",
+    ["-readonly", "-csv", "-header", "-cmd", ".output /dev/null", db, query],
+    {
+      encoding: "utf8",
+    },
+  );
   if (result.status !== 0) throw new Error(`sqlite3 failed: ${result.stderr}`);
   return (performance.now() - started) / 1000;
 }
@@ -102,7 +115,7 @@ const lines: string[] = [
 
 for (const dialect of dialects) {
   let db: string;
-  let stopCluster = async () => {};
+  let stopCluster: () => void | Promise<void> = () => {};
   if (dialect === "postgres") {
     const cluster = await startThrowawayCluster(join(cache, "postgres"));
     stopCluster = cluster.stop;
@@ -130,7 +143,7 @@ for (const dialect of dialects) {
     .at(-1)!;
   const server = await serve(["--db", db]);
   const pid = server.child.pid!;
-  const baseline = dialect === "sqlite" ? [] : undefined;
+  const baseline: number[] | undefined = dialect === "sqlite" ? [] : undefined;
   try {
     // Warm: the first request reads counts and loads the code paths.
     await exportOnce(`${server.url}/v0/dnc-complaints?format=csv&created_date=2025-12-31`, key, pid);

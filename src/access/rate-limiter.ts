@@ -124,7 +124,8 @@ export class RateLimiter {
    * Takes `hits` more hits at once for a request already admitted by `check` (an export, which
    * costs one request per 10,000 records): all of them, or none when the key's windows have less
    * room, from this process's lease first and then from the shared counters. Null when the key has
-   * no limit. A refusal's `remaining` is the hits that could have been taken.
+   * no limit. A refusal hands back the hit `check` took too (refused requests are not counted),
+   * and its `remaining` is what the request could have had: those hits and the room left.
    */
   async take(
     key: ApiKeyRecord,
@@ -150,20 +151,22 @@ export class RateLimiter {
         ? undefined
         : await this.store.lease(windows, { maxHits: needed, roomShare: 1 }, nowSeconds, []);
     if (result && result.granted < needed) {
-      if (lease) lease.unused += leased;
-      if (result.granted > 0) {
-        const granted = result.granted;
-        await this.store.settle(
-          windows.map((window, index) => ({
-            subject: window.subject,
-            bucket: result.windows[index]!.bucket,
-            hits: granted,
-          })),
-          [],
-        );
-      }
+      // Refused requests are not counted: the hits taken here go back, and so does the one
+      // `check` took for this request (to the lease it came from, or to the counters).
+      const usable =
+        lease !== undefined && this.leases.get(id) === lease && isUsable(lease, windows, nowSeconds);
+      if (usable) lease.unused += leased + 1;
+      const back = result.granted + (usable ? 0 : leased + 1);
+      await this.store.settle(
+        windows.map((window, index) => ({
+          subject: window.subject,
+          bucket: result.windows[index]!.bucket,
+          hits: back,
+        })),
+        [],
+      );
       const refused = refusedDecision(windows, result, nowSeconds);
-      return { ...refused, remaining: leased + result.granted };
+      return { ...refused, remaining: leased + result.granted + 1 };
     }
     this.countUsage(key.id, now, hits);
     if (lease) lease.lastUsedSeconds = now;

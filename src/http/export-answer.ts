@@ -50,7 +50,8 @@ export function exportRequestOf(
  * may export at most MAX_DEMO_EXPORT_RECORDS (403 EXPORT_TOO_LARGE_FOR_DEMO_KEY); any other key
  * pays one request per 10,000 records started, the one the gateway already counted included, all
  * at once or not at all (429 EXPORT_OVER_RATE_LIMIT, with the gateway's limit headers and
- * Retry-After). Keys without a limit, or limits switched off, pay nothing more.
+ * Retry-After; the refused request is not counted). Keys without a limit, or limits switched off,
+ * pay nothing more.
  */
 export async function chargeExport(
   req: FastifyRequest,
@@ -80,7 +81,7 @@ export async function chargeExport(
     vars: {
       records: count,
       needed: cost.toLocaleString("en-US"),
-      available: (decision.remaining + 1).toLocaleString("en-US"),
+      available: decision.remaining.toLocaleString("en-US"),
       limit: `${decision.limit.toLocaleString("en-US")} request${decision.limit === 1 ? "" : "s"}`,
       window: windowText(decision.windowSeconds),
       reset: durationText(decision.resetSeconds),
