@@ -1,17 +1,17 @@
-import { stringify } from "csv-stringify/sync";
 import { COMPLAINT_CSV_HEADER, type Complaint } from "./complaint.js";
 import { complaintResource } from "./complaint-envelope.js";
+import { csvText } from "./csv-text.js";
 import { formatDateTime } from "./date-time.js";
 
 /**
  * The FTC extract's CSV dialect, as `ftcapi generate dnc` writes it: CRLF line ends, quotes only
  * where a value needs them (a comma, a quote, a line break).
  */
-const EXTRACT_CSV = { record_delimiter: "windows" } as const;
+const EXTRACT_LINE_END = "\r\n";
 
 /** The header line of a complaints CSV export: the extract's, unchanged. */
 export function complaintCsvHeader(): string {
-  return stringify([[...COMPLAINT_CSV_HEADER]], EXTRACT_CSV);
+  return csvText([COMPLAINT_CSV_HEADER], EXTRACT_LINE_END);
 }
 
 /**
@@ -19,7 +19,7 @@ export function complaintCsvHeader(): string {
  * so that `ftcapi import dnc` reads them back into the same complaints with the same ids.
  */
 export function complaintCsvText(complaints: readonly Complaint[]): string {
-  return stringify(
+  return csvText(
     complaints.map((complaint) => [
       complaint.companyPhoneNumber,
       formatDateTime(complaint.createdAt),
@@ -30,7 +30,7 @@ export function complaintCsvText(complaints: readonly Complaint[]): string {
       complaint.subject,
       complaint.robocall,
     ]),
-    EXTRACT_CSV,
+    EXTRACT_LINE_END,
   );
 }
 

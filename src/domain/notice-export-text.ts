@@ -1,11 +1,11 @@
-import { stringify } from "csv-stringify/sync";
+import { csvText } from "./csv-text.js";
 import { ENTITY_SEPARATOR, formatTimestamp, NOTICE_CSV_HEADER, type Notice } from "./notice.js";
 import { noticeResourceText } from "./notice-envelope.js";
 import type { NoticeQuery } from "./notice-query.js";
 
 /** The header line of a notices CSV export: the columns `ftcapi import notices` reads. */
 export function noticeCsvHeader(): string {
-  return stringify([[...NOTICE_CSV_HEADER]]);
+  return csvText([NOTICE_CSV_HEADER], "\n");
 }
 
 /**
@@ -15,7 +15,7 @@ export function noticeCsvHeader(): string {
  * id from the transaction number.
  */
 export function noticeCsvText(notices: readonly Notice[]): string {
-  return stringify(
+  return csvText(
     notices.map((notice) => [
       notice.transactionNumber,
       notice.acquiringParty ?? "",
@@ -25,6 +25,7 @@ export function noticeCsvText(notices: readonly Notice[]): string {
       formatTimestamp(notice.createdAt),
       formatTimestamp(notice.updatedAt),
     ]),
+    "\n",
   );
 }
 
