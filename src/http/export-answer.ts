@@ -23,7 +23,7 @@ export interface ExportOptions {
  * The bytes buffered for a slow client before reading stops: the stream's own buffer. With the
  * socket's and one batch being written, what a slow client holds stays below about a megabyte.
  */
-const STREAM_BUFFER_BYTES = 256 * 1024;
+const STREAM_BUFFER_BYTES = 64 * 1024;
 
 /**
  * The format a list request asks for (see `exportFormatOf`), and its query pairs without `format`;

@@ -19,7 +19,7 @@ import type { Schema } from "./schema.js";
  * an export of any size stays within the statement budget, holds at most one batch in memory, and
  * gives the event loop back between batches.
  */
-export const EXPORT_BATCH_ROWS = 2_000;
+export const EXPORT_BATCH_ROWS = 1_000;
 
 const COLUMNS = [
   "id",

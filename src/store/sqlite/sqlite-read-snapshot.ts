@@ -12,7 +12,8 @@ export function openSqliteReadSnapshot(file: string, budgetMs: number | undefine
   const sqlite = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   try {
     sqlite.pragma("busy_timeout = 10000");
-    sqlite.pragma("cache_size = -16384");
+    // A small cache: an export reads each page once, in order; the file system caches the rest.
+    sqlite.pragma("cache_size = -2048");
     const budget = budgetMs === undefined ? undefined : StatementBudget.load(sqlite, budgetMs);
     sqlite.exec("begin");
     // The first read starts the transaction's snapshot: from here on, commits are not seen.
