@@ -58,9 +58,10 @@ export async function openComplaintExport(
   const snapshot = await database.openReadSnapshot();
   try {
     const total = await totalIn(snapshot, database.db, query);
+    const narrowed = total === 0 ? query : await withCreatedSpan(snapshot, database.db, query);
     return {
       total,
-      batches: () => readBatches(snapshot, database.db, query, total),
+      batches: () => readBatches(snapshot, database.db, narrowed, total),
       close: () => snapshot.close(),
     };
   } catch (err) {
@@ -123,6 +124,35 @@ function batchQuery(
   // The filter's equality columns first name its index as the one that yields the order.
   for (const column of equalityColumns(query)) select = select.orderBy(column, direction);
   return select.orderBy("created_at", direction).orderBy("id", direction).limit(EXPORT_BATCH_ROWS).compile();
+}
+
+/**
+ * A violation range is read in created order, so a batch skips the rows created outside the
+ * matches' span: the query narrowed to the created times of its first and last match (found on
+ * the violation index, which holds the created time of each row on SQLite), so that no batch
+ * walks the whole collection to find a rare range's matches. Other queries unchanged.
+ */
+async function withCreatedSpan(
+  snapshot: ReadSnapshot,
+  db: Kysely<Schema>,
+  query: ComplaintQuery,
+): Promise<ComplaintQuery> {
+  if (query.violation === undefined || violationDay(query) !== undefined) return query;
+  const [row] = await snapshot.rows(
+    filterComplaints(
+      db
+        .selectFrom("complaints")
+        .select((eb) => [eb.fn.min("created_at").as("first"), eb.fn.max("created_at").as("last")]),
+      query,
+      query.created,
+    ).compile(),
+  );
+  if (row === undefined || row[0] === null || row[1] === null) return query;
+  const span = { from: Number(row[0]), to: Number(row[1]) };
+  const created = query.created
+    ? { from: Math.max(span.from, query.created.from), to: Math.min(span.to, query.created.to) }
+    : span;
+  return { ...query, created };
 }
 
 /**
