@@ -60,7 +60,8 @@ export async function chargeExport(
   options: ExportOptions,
 ): Promise<void> {
   const access = req.apiAccess;
-  if (!access) return;
+  // HEAD sends no record: it costs the one request the gateway counted, whatever the total.
+  if (!access || req.method === "HEAD") return;
   const count = records.toLocaleString("en-US");
   if (access.isDemo && records > MAX_DEMO_EXPORT_RECORDS) {
     throw new ApiError("EXPORT_TOO_LARGE_FOR_DEMO_KEY", {

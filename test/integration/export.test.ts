@@ -631,20 +631,25 @@ for (const dialect of DIALECTS) {
 
       it("charges one request per 10,000 records started, refuses what the key cannot pay, and caps DEMO_KEY", async () => {
         const total = LARGE_ROWS + 2_000;
-        const limited = await createKeyWithCli(large, "limited@example.com", "--limit-per-hour", "9");
+        const limited = await createKeyWithCli(large, "limited@example.com", "--limit-per-hour", "10");
+        // HEAD sends no record: one request, whatever the total.
+        const head = await largeServer.get("/v0/dnc-complaints?format=csv", { "X-Api-Key": limited }, "HEAD");
+        assert.equal(head.status, 200);
+        assert.equal(head.headers["x-record-total"], String(total));
+        assert.equal(head.headers["x-ratelimit-remaining"], "9");
         const first = await largeServer.get("/v0/dnc-complaints?format=ndjson", { "X-Api-Key": limited });
         assert.equal(first.status, 200);
         assert.equal(first.headers["x-record-total"], String(total));
         assert.equal(ndjsonLines(first.body).length, total);
-        assert.equal(first.headers["x-ratelimit-remaining"], "2", "7 of 9 requests taken");
+        assert.equal(first.headers["x-ratelimit-remaining"], "2", "7 more of 10 requests taken");
         const second = await largeServer.get("/v0/dnc-complaints?format=csv", { "X-Api-Key": limited });
         assert.equal(second.status, 429);
         assert.equal(assertDocumentedError(second, "over"), "EXPORT_OVER_RATE_LIMIT");
         const message = second.json().error.message;
         assert.match(message, /export of 62,000 records needs 7 requests/);
-        assert.match(message, /rate limit of 9 requests per hour/);
+        assert.match(message, /rate limit of 10 requests per hour/);
         assert.match(message, /and 2 are left/);
-        assert.equal(second.headers["x-ratelimit-limit"], "9");
+        assert.equal(second.headers["x-ratelimit-limit"], "10");
         assert.equal(second.headers["x-ratelimit-remaining"], "2", "the refused export is not counted");
         assert.match(String(second.headers["retry-after"]), /^\d+$/);
         // An export of up to 10,000 records costs one request.
@@ -668,6 +673,9 @@ for (const dialect of DIALECTS) {
         assert.equal(demo.status, 403);
         assert.equal(assertDocumentedError(demo, "demo"), "EXPORT_TOO_LARGE_FOR_DEMO_KEY");
         assert.match(demo.json().error.message, /at most 10,000 records.*this export has 62,000/);
+        const demoHead = await largeServer.get("/v0/dnc-complaints?format=csv&api_key=DEMO_KEY", {}, "HEAD");
+        assert.equal(demoHead.status, 200);
+        assert.equal(demoHead.headers["x-record-total"], String(total));
         const newest = (await largeServer.get("/v0/dnc-complaints?items_per_page=1&api_key=DEMO_KEY")).json();
         const day = newest.data[0].attributes["created-date"].slice(0, 10);
         const allowed = await largeServer.get(
