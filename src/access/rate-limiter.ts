@@ -110,28 +110,7 @@ export class RateLimiter {
 
   /** Counts a request by `key` from `clientAddress`; null when the key has no limit (usage is still recorded). */
   async check(key: ApiKeyRecord, isDemo: boolean, clientAddress: string): Promise<RateLimitDecision | null> {
-    const windows: RateWindow[] = isDemo
-      ? [
-          {
-            subject: `demo-hour:${clientAddress}`,
-            limit: this.policy.demoLimitPerHour,
-            windowSeconds: SECONDS_PER_HOUR,
-          },
-          {
-            subject: `demo-day:${clientAddress}`,
-            limit: this.policy.demoLimitPerDay,
-            windowSeconds: SECONDS_PER_DAY,
-          },
-        ]
-      : key.unlimited
-        ? []
-        : [
-            {
-              subject: `key:${key.id}`,
-              limit: key.limitPerHour ?? this.policy.defaultLimitPerHour,
-              windowSeconds: this.policy.keyWindowSeconds ?? SECONDS_PER_HOUR,
-            },
-          ];
+    const windows = this.windowsOf(key, isDemo, clientAddress);
     if (windows.length === 0) {
       this.countUsage(key.id, this.now());
       return null;
@@ -139,6 +118,86 @@ export class RateLimiter {
     const decision = await this.admit(windows);
     if (decision.allowed) this.countUsage(key.id, this.now());
     return decision;
+  }
+
+  /**
+   * Takes `hits` more hits at once for a request already admitted by `check` (an export, which
+   * costs one request per 10,000 records): all of them, or none when the key's windows have less
+   * room, from this process's lease first and then from the shared counters. Null when the key has
+   * no limit. A refusal hands back the hit `check` took too (refused requests are not counted),
+   * and its `remaining` is what the request could have had: those hits and the room left.
+   */
+  async take(
+    key: ApiKeyRecord,
+    isDemo: boolean,
+    clientAddress: string,
+    hits: number,
+  ): Promise<RateLimitDecision | null> {
+    const windows = this.windowsOf(key, isDemo, clientAddress);
+    if (windows.length === 0) {
+      this.countUsage(key.id, this.now(), hits);
+      return null;
+    }
+    const id = windows.map((window) => window.subject).join("\n");
+    for (let pending = this.renewing.get(id); pending; pending = this.renewing.get(id)) await pending;
+    const now = this.now();
+    const nowSeconds = Math.floor(now);
+    const lease = this.leases.get(id);
+    const leased = lease && isUsable(lease, windows, nowSeconds) ? Math.min(lease.unused, hits) : 0;
+    if (lease) lease.unused -= leased;
+    const needed = hits - leased;
+    const result =
+      needed === 0
+        ? undefined
+        : await this.store.lease(windows, { maxHits: needed, roomShare: 1 }, nowSeconds, []);
+    if (result && result.granted < needed) {
+      // Refused requests are not counted: the hits taken here go back, and so does the one
+      // `check` took for this request (to the lease it came from, or to the counters).
+      const usable =
+        lease !== undefined && this.leases.get(id) === lease && isUsable(lease, windows, nowSeconds);
+      if (usable) lease.unused += leased + 1;
+      const back = result.granted + (usable ? 0 : leased + 1);
+      await this.store.settle(
+        windows.map((window, index) => ({
+          subject: window.subject,
+          bucket: result.windows[index]!.bucket,
+          hits: back,
+        })),
+        [],
+      );
+      const refused = refusedDecision(windows, result, nowSeconds);
+      return { ...refused, remaining: leased + result.granted + 1 };
+    }
+    this.countUsage(key.id, now, hits);
+    if (lease) lease.lastUsedSeconds = now;
+    const states = result?.windows ?? lease!.states;
+    return allowedDecision(windows, states, lease?.unused ?? 0, nowSeconds);
+  }
+
+  /** The windows a key's requests count in: DEMO_KEY's per address, a key's own, none when unlimited. */
+  private windowsOf(key: ApiKeyRecord, isDemo: boolean, clientAddress: string): RateWindow[] {
+    if (isDemo) {
+      return [
+        {
+          subject: `demo-hour:${clientAddress}`,
+          limit: this.policy.demoLimitPerHour,
+          windowSeconds: SECONDS_PER_HOUR,
+        },
+        {
+          subject: `demo-day:${clientAddress}`,
+          limit: this.policy.demoLimitPerDay,
+          windowSeconds: SECONDS_PER_DAY,
+        },
+      ];
+    }
+    if (key.unlimited) return [];
+    return [
+      {
+        subject: `key:${key.id}`,
+        limit: key.limitPerHour ?? this.policy.defaultLimitPerHour,
+        windowSeconds: this.policy.keyWindowSeconds ?? SECONDS_PER_HOUR,
+      },
+    ];
   }
 
   /** Counts a hit against an arbitrary subject (sign-up per address, for instance), one store write each. */
@@ -240,12 +299,12 @@ export class RateLimiter {
     return allowedDecision(windows, lease.states, lease.unused, nowSeconds);
   }
 
-  private countUsage(keyId: number, now: number): void {
+  private countUsage(keyId: number, now: number, requests = 1): void {
     const hour = Math.floor(now / SECONDS_PER_HOUR) * SECONDS_PER_HOUR;
     const id = `${keyId}:${hour}`;
     const entry = this.usage.get(id);
-    if (entry) entry.requests++;
-    else this.usage.set(id, { keyId, hour, requests: 1 });
+    if (entry) entry.requests += requests;
+    else this.usage.set(id, { keyId, hour, requests });
     this.scheduleSettle();
   }
 

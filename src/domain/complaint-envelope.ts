@@ -37,16 +37,24 @@ export function complaintEnvelope(
   selfUrl: string,
 ): ComplaintEnvelope {
   return {
-    data: records.map((record) => ({
-      type: "dnc_complaint",
-      id: record.id,
-      attributes: complaintAttributes(record),
-      relationships: [],
-      meta: [],
-      links: { self: `${recordBaseUrl}/${record.id}` },
-    })),
+    data: records.map((record) => complaintResource(record, recordBaseUrl)),
     meta: { "records-this-page": records.length, "record-total": total, "records-total": total },
     links: { self: selfUrl },
+  };
+}
+
+/**
+ * One complaint as a resource object of a page's `data` (and as a line of an NDJSON export).
+ * @param recordBaseUrl absolute URL of the collection, without a trailing slash.
+ */
+export function complaintResource(record: Complaint, recordBaseUrl: string): ComplaintResource {
+  return {
+    type: "dnc_complaint",
+    id: record.id,
+    attributes: complaintAttributes(record),
+    relationships: [],
+    meta: [],
+    links: { self: `${recordBaseUrl}/${record.id}` },
   };
 }
 

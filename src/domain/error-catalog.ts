@@ -44,6 +44,21 @@ export const errorCatalog = {
     message:
       "You have exceeded your rate limit of {limit} per {window}. It resets in {reset}: try again then (Retry-After gives the seconds).",
   },
+  EXPORT_OVER_RATE_LIMIT: {
+    status: 429,
+    format: "gateway",
+    title: "Too Many Requests",
+    // An export costs one request per 10,000 records started, taken before it starts.
+    message:
+      "This export of {records} records needs {needed} requests of your rate limit of {limit} per {window} (one per 10,000 records started, this request included), and {available} are left. Narrow the filters, or try again in {reset} (Retry-After gives the seconds).",
+  },
+  EXPORT_TOO_LARGE_FOR_DEMO_KEY: {
+    status: 403,
+    format: "gateway",
+    title: "Forbidden",
+    message:
+      "DEMO_KEY may export at most {max} records in one request; this export has {records}. Narrow the filters, or get a key of your own at {signupUrl}",
+  },
   NOT_FOUND: {
     status: 404,
     format: "gateway",
@@ -98,6 +113,12 @@ export const errorCatalog = {
     format: "jsonapi",
     title: "Bad Request",
     message: "The request has a query parameter this endpoint does not accept.",
+  },
+  EXPORT_NOT_PAGED: {
+    status: 400,
+    format: "jsonapi",
+    title: "Bad Request",
+    message: "An export (format csv or ndjson) takes no paging parameter.",
   },
   INVALID_FILTER: {
     status: 400,

@@ -95,6 +95,19 @@ function resourceText(notice: Notice, escapedCollectionUrl: string): string {
 }
 
 /**
+ * One notice's resource object as JSON text, exactly `JSON.stringify(noticeResource(...))` (a page's
+ * `data` item; a line of an NDJSON export), from the text kept per notice when there is no fieldset.
+ */
+export function noticeResourceText(
+  notice: Notice,
+  collectionUrl: string,
+  fields: NoticeQuery["fields"],
+): string {
+  if (fields !== undefined) return JSON.stringify(noticeResource(notice, collectionUrl, fields));
+  return resourceText(notice, JSON.stringify(collectionUrl).slice(1, -1));
+}
+
+/**
  * The notices document as JSON text: exactly `JSON.stringify(noticeDocument(...))`, but without a
  * fieldset each record's text is written once per notice object and reused, since a page of 50
  * records is most of a list answer's cost.

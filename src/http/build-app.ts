@@ -3,6 +3,7 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyServerFactory,
 } from "fastify";
 import type { KeyVerifier } from "../access/key-verifier.js";
@@ -125,6 +126,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     httpsPort: deps.httpsPort,
     signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
   });
+  const exportOptions = {
+    limiter: deps.limitsEnabled ? deps.rateLimiter : undefined,
+    signupUrl: (req: FastifyRequest) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
+  };
   registerHealthRoutes(app, deps.ready);
   registerOpenApiRoutes(app, deps.baseUrl);
   registerLastModified(app, deps.freshness);
@@ -132,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app,
     deps.complaints,
     deps.baseUrl,
+    exportOptions,
     deps.metrics?.watchAnswerCache,
     deps.unknownParameters,
   );
@@ -139,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app,
     deps.notices,
     deps.baseUrl,
+    exportOptions,
     deps.metrics?.watchAnswerCache,
     deps.unknownParameters,
   );

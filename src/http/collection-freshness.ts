@@ -71,6 +71,9 @@ export class CollectionFreshness {
 export function registerLastModified(app: FastifyInstance, freshness: CollectionFreshness): void {
   app.addHook("onSend", async (req, reply, payload) => {
     if (reply.statusCode !== 200 || (req.method !== "GET" && req.method !== "HEAD")) return payload;
+    // An export (a stream, `Cache-Control: no-store`) is read from a snapshot of its own: neither
+    // validator applies, and a 304 would leave its stream, and the snapshot, unread.
+    if (reply.getHeader("Cache-Control") === "no-store") return payload;
     const collection = freshness.collectionOf(req);
     if (!collection) return payload;
     const updated = await freshness.lastUpdated(collection);

@@ -4,22 +4,32 @@ import { ApiError } from "../domain/api-error.js";
 import { COMPLAINTS } from "../domain/collections.js";
 import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
 import { complaintEnvelope, complaintPageText } from "../domain/complaint-envelope.js";
+import {
+  complaintCsvHeader,
+  complaintCsvText,
+  complaintNdjsonText,
+} from "../domain/complaint-export-text.js";
+import type { ComplaintQuery } from "../domain/complaint-query.js";
 import { isComplaintParameterName, parseComplaintQuery } from "../domain/complaint-query.js";
+import type { ExportFormat } from "../domain/export-format.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import { AnswerCache, type AnswerCacheWatcher, type CachedAnswer, sendAnswer } from "./answer-cache.js";
+import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
 /**
  * `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). Answers carry an ETag
  * and are kept in an AnswerCache until the data changes (at once on SQLite, within a second on
- * PostgreSQL); a matching If-None-Match gets 304.
+ * PostgreSQL); a matching If-None-Match gets 304. With `format=csv` or `format=ndjson` (or such an
+ * Accept), the list is an export: every matching complaint, streamed (see `sendExport`).
  * `watchCache` is told of the route's answer cache, so that the metrics can read its figures.
  */
 export function registerComplaintRoutes(
   app: FastifyInstance,
   complaints: ComplaintStore,
   baseUrl: string | undefined,
+  exportOptions: ExportOptions,
   watchCache: AnswerCacheWatcher = () => {},
   unknownParameters: UnknownParameters = "refuse",
 ): void {
@@ -30,9 +40,13 @@ export function registerComplaintRoutes(
     sendAnswer(req, reply, answer, COMPLAINTS.contentType);
 
   app.get(COMPLAINTS.path, async (req, reply) => {
-    const query = parseComplaintQuery(
-      parametersToParse(queryPairs(req.url), isComplaintParameterName, unknownParameters, reply),
+    const { format, pairs } = exportRequestOf(
+      req,
+      parametersToParse(queryPairs(req.url), isListParameterName, unknownParameters, reply),
+      isPagingParameter,
     );
+    const query = parseComplaintQuery(pairs);
+    if (format !== "json") return exportComplaints(req, reply, query, format);
     const base = publicBaseUrl(req, baseUrl);
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
     const answer = await cache.answer(selfUrl, async () => {
@@ -41,6 +55,36 @@ export function registerComplaintRoutes(
     });
     return send(req, reply, answer);
   });
+
+  /** Every complaint the query matches, from one snapshot, charged to the key before it is sent. */
+  async function exportComplaints(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    query: ComplaintQuery,
+    format: Exclude<ExportFormat, "json">,
+  ) {
+    const exported = await complaints.export(query);
+    try {
+      await chargeExport(req, reply, exported.total, exportOptions);
+    } catch (err) {
+      await exported.close();
+      throw err;
+    }
+    const recordBaseUrl = `${publicBaseUrl(req, baseUrl)}${COMPLAINTS.path}`;
+    async function* texts() {
+      for await (const batch of exported.batches()) {
+        yield format === "csv" ? complaintCsvText(batch) : complaintNdjsonText(batch, recordBaseUrl);
+      }
+    }
+    return sendExport(req, reply, {
+      format,
+      name: "dnc-complaints",
+      total: exported.total,
+      header: format === "csv" ? complaintCsvHeader() : undefined,
+      texts: texts(),
+      close: () => exported.close(),
+    });
+  }
 
   app.get<{ Params: { id: string } }>(`${COMPLAINTS.path}/:id`, async (req, reply) => {
     const onlyKey = (name: string) => name === "api_key";
@@ -66,4 +110,14 @@ export function registerComplaintRoutes(
     // A stored complaint never changes, so its tag is its content's.
     return send(req, reply, { body, etag: `"${hash("md5", body, "base64url")}"` });
   });
+}
+
+/** A list request's parameter names: the complaint query's and `format`. */
+function isListParameterName(name: string): boolean {
+  return name === "format" || isComplaintParameterName(name);
+}
+
+/** Paging parameters, which an export refuses. */
+function isPagingParameter(name: string): boolean {
+  return name === "offset" || name === "items_per_page";
 }

@@ -4,6 +4,7 @@ import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimitDecision, RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "../domain/time.js";
+import type { ApiKeyRecord } from "../store/key-store.js";
 import { httpsUrlOf, queryPairs } from "./request-urls.js";
 
 export interface GatewayOptions {
@@ -29,6 +30,10 @@ declare module "fastify" {
   interface FastifyContextConfig {
     access?: RouteAccess;
   }
+  interface FastifyRequest {
+    /** The key a keyed request was admitted with (set by the gateway), for charges beyond one request (exports). */
+    apiAccess: { key: ApiKeyRecord; isDemo: boolean } | undefined;
+  }
 }
 
 /** Unrouted paths under this prefix still need a key, as at api.data.gov: 404s come after it. */
@@ -45,6 +50,7 @@ const KEYED_PREFIX = "/v0/";
  * when their path is under `/v0/`.
  */
 export function registerGatewayHooks(app: FastifyInstance, options: GatewayOptions): void {
+  app.decorateRequest("apiAccess", undefined);
   app.addHook("onRequest", async (req, reply) => {
     const access = accessOf(req);
     if (access === "open") return;
@@ -60,6 +66,7 @@ export function registerGatewayHooks(app: FastifyInstance, options: GatewayOptio
     const check = await options.keys.verify(presented);
     if (check.status === "invalid") throw new ApiError("API_KEY_INVALID", { vars });
     if (check.status === "disabled") throw new ApiError("API_KEY_DISABLED", { vars });
+    req.apiAccess = { key: check.key, isDemo: presented === DEMO_KEY };
     if (!options.limiter) return;
     const decision = await options.limiter.check(check.key, presented === DEMO_KEY, req.ip);
     if (!decision) return;
@@ -84,14 +91,14 @@ export function overRateLimitError(decision: RateLimitDecision): ApiError {
 }
 
 /** A limit's window in words: `hour`, `day`, else `5 seconds`. */
-function windowText(seconds: number): string {
+export function windowText(seconds: number): string {
   if (seconds === SECONDS_PER_HOUR) return "hour";
   if (seconds === SECONDS_PER_DAY) return "day";
   return `${seconds} seconds`;
 }
 
 /** A wait in words: `42 seconds`, or past two minutes `1260 seconds (about 21 minutes)`. */
-function durationText(seconds: number): string {
+export function durationText(seconds: number): string {
   const exact = `${seconds} second${seconds === 1 ? "" : "s"}`;
   return seconds < 2 * SECONDS_PER_MINUTE
     ? exact

@@ -1,13 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { NOTICES } from "../domain/collections.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
+import type { ExportFormat } from "../domain/export-format.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
 import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
+import { noticeCsvHeader, noticeCsvText, noticeNdjsonText } from "../domain/notice-export-text.js";
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
-import { parseNoticeQuery } from "../domain/notice-query.js";
+import { type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";
 import { AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
+import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
@@ -20,13 +23,15 @@ declare module "fastify" {
 
 /**
  * `GET /v0/hsr-early-termination-notices`, `GET .../{id}` (spec 4.1, 4.2) and the `node_type`
- * relationship each record links to, answered as Drupal's JSON:API module answers.
+ * relationship each record links to, answered as Drupal's JSON:API module answers. With
+ * `format=csv` or `format=ndjson` (or such an Accept), the list is an export (see `sendExport`).
  * `watchCache` is told of the route's answer cache, so that the metrics can read its figures.
  */
 export function registerNoticeRoutes(
   app: FastifyInstance,
   notices: NoticeStore,
   baseUrl: string | undefined,
+  exportOptions: ExportOptions,
   watchCache: AnswerCacheWatcher = () => {},
   unknownParameters: UnknownParameters = "refuse",
 ): void {
@@ -47,20 +52,52 @@ export function registerNoticeRoutes(
   watchCache(cache);
 
   app.get(NOTICES.path, async (req, reply) => {
-    const { base, path, pairs } = requestOf(req);
-    const query = parseNoticeQuery(parametersToParse(pairs, isNoticeParameterName, unknownParameters, reply));
+    const { base, path, pairs: requestPairs } = requestOf(req);
+    const { format, pairs } = exportRequestOf(
+      req,
+      parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
+      isPagingParameter,
+    );
+    const query = parseNoticeQuery(pairs);
+    if (format !== "json") return exportNotices(req, reply, query, format);
     const answer = await cache.answer(req.errorVia ?? path, async () => {
       const page = await notices.list(query);
       return noticeDocumentText(page.records, page.total, {
         collectionUrl: `${base}${NOTICES.path}`,
         path,
-        pairs,
+        pairs: requestPairs,
         query,
         paged: true,
       });
     });
     return sendAnswer(req, reply, answer, NOTICES.contentType);
   });
+
+  /** Every notice the query matches, from one snapshot, charged to the key before it is sent. */
+  async function exportNotices(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    query: NoticeQuery,
+    format: Exclude<ExportFormat, "json">,
+  ) {
+    const { total, records } = await notices.export(query);
+    await chargeExport(req, reply, total, exportOptions);
+    const collectionUrl = `${publicBaseUrl(req, baseUrl)}${NOTICES.path}`;
+    async function* texts() {
+      for (let start = 0; start < records.length; start += NOTICE_EXPORT_BATCH) {
+        const batch = records.slice(start, start + NOTICE_EXPORT_BATCH);
+        yield format === "csv" ? noticeCsvText(batch) : noticeNdjsonText(batch, collectionUrl, query.fields);
+      }
+    }
+    return sendExport(req, reply, {
+      format,
+      name: "hsr-early-termination-notices",
+      total,
+      header: format === "csv" ? noticeCsvHeader() : undefined,
+      texts: texts(),
+      close: async () => {},
+    });
+  }
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id`, async (req, reply) => {
     const { base, path, pairs } = requestOf(req);
@@ -93,6 +130,19 @@ export function registerNoticeRoutes(
       links: { self: { href: pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}` } },
     };
   });
+}
+
+/** Notices written per chunk of an export. */
+const NOTICE_EXPORT_BATCH = 1_000;
+
+/** A list request's parameter names: the notice query's and `format`. */
+function isListParameterName(name: string): boolean {
+  return name === "format" || isNoticeParameterName(name);
+}
+
+/** Paging parameters (Drupal's and the plain ones), which an export refuses. */
+function isPagingParameter(name: string): boolean {
+  return name === "offset" || name === "items_per_page" || name === "page" || name.startsWith("page[");
 }
 
 /** A record's URL takes `resourceVersion` (as its links carry) and a sparse fieldset; nothing else. */

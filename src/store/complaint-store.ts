@@ -3,9 +3,16 @@ import { COMPLAINTS } from "../domain/collections.js";
 import type { Complaint, ComplaintRow } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { formatDateTime } from "../domain/date-time.js";
-import { SECONDS_PER_DAY } from "../domain/time.js";
 import { CollectionVersion } from "./collection-version.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
+import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
+import {
+  equalityColumns,
+  filterComplaints,
+  isEmptyRange,
+  splitRange,
+  violationDay,
+} from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import { DimensionCounts } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
@@ -293,31 +300,22 @@ export class ComplaintStore {
     return total >= inRange * 0.02;
   }
 
-  /**
-   * Applies the query's filters. With `violationByScan`, the violation bounds are written so that
-   * no engine can use the violation index (`+violation_at`), making it read in created order.
-   */
+  /** Applies the query's filters (see `filterComplaints`). */
   private filtered<O>(
     select: SelectQueryBuilder<Schema, "complaints", O>,
     query: ComplaintQuery,
     created: TimeRange | undefined,
     violationByScan = false,
   ): SelectQueryBuilder<Schema, "complaints", O> {
-    let result = select;
-    if (created)
-      result = result.where("created_at", ">=", created.from).where("created_at", "<=", created.to);
-    if (query.violation) {
-      const violation = violationByScan
-        ? sql<number>`+${sql.ref("violation_at")}`
-        : sql<number>`${sql.ref("violation_at")}`;
-      result = result.where(violation, ">=", query.violation.from).where(violation, "<=", query.violation.to);
-    }
-    if (query.state !== undefined) result = result.where("state_key", "=", query.state);
-    if (query.city !== undefined) result = result.where("city_key", "=", query.city);
-    if (query.areaCode !== undefined) result = result.where("area_code", "=", query.areaCode);
-    if (query.robocall !== undefined) result = result.where("robocall", "=", query.robocall);
-    if (query.phone !== undefined) result = result.where("phone", "=", query.phone);
-    return result;
+    return filterComplaints(select, query, created, violationByScan);
+  }
+
+  /**
+   * Every complaint the query matches, from one snapshot, in batches (its offset and limit are
+   * ignored); see `openComplaintExport`. The caller must close it.
+   */
+  export(query: ComplaintQuery): Promise<ComplaintExport> {
+    return openComplaintExport(this.database, query);
   }
 
   /** Refreshes the planner's statistics after a bulk load, so that plans fit the data. */
@@ -357,62 +355,6 @@ export class ComplaintStore {
       .executeTakeFirst();
     return Number(row?.count ?? 0);
   }
-}
-
-/**
- * The violation day (days since 1970) when the query selects exactly one whole day of violations
- * and no other attribute, so that the violation-day index serves it; else undefined.
- */
-function violationDay(query: ComplaintQuery): number | undefined {
-  const range = query.violation;
-  if (!range || equalityColumns(query).length > 0) return undefined;
-  if (range.from % SECONDS_PER_DAY !== 0 || range.to !== range.from + SECONDS_PER_DAY - 1) return undefined;
-  return range.from / SECONDS_PER_DAY;
-}
-
-/** The columns a query fixes by equality, in the order of the index that serves it. */
-function equalityColumns(
-  query: ComplaintQuery,
-): Array<"phone" | "state_key" | "city_key" | "area_code" | "robocall"> {
-  if (query.phone !== undefined) return ["phone"];
-  if (query.state !== undefined) return query.city !== undefined ? ["state_key", "city_key"] : ["state_key"];
-  if (query.areaCode !== undefined) return ["area_code"];
-  if (query.robocall !== undefined) return ["robocall"];
-  return [];
-}
-
-function isEmptyRange(range: TimeRange | undefined): boolean {
-  return range !== undefined && range.from > range.to;
-}
-
-/**
- * Splits a range into the whole buckets (days or hours of `size` seconds) that counts answer and
- * at most two partial buckets that must be counted on rows.
- */
-function splitRange(
-  range: TimeRange | undefined,
-  size: number,
-): {
-  fullFrom?: number;
-  fullTo?: number;
-  partial: TimeRange[];
-} {
-  if (!range) return { partial: [] };
-  const first = Math.floor(range.from / size);
-  const last = Math.floor(range.to / size);
-  const startsClean = range.from === first * size;
-  const endsClean = range.to === (last + 1) * size - 1;
-  if (first === last && !(startsClean && endsClean)) {
-    return { fullFrom: first, fullTo: first - 1, partial: [range] };
-  }
-  const partial: TimeRange[] = [];
-  if (!startsClean) partial.push({ from: range.from, to: (first + 1) * size - 1 });
-  if (!endsClean) partial.push({ from: last * size, to: range.to });
-  return {
-    fullFrom: startsClean ? first : first + 1,
-    fullTo: endsClean ? last : last - 1,
-    partial,
-  };
 }
 
 /** The filters that select exactly a dimension's complaints, to count its partial days on rows. */

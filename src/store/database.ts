@@ -9,6 +9,7 @@ import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type pg from "pg";
 import type { ComplaintWriter } from "./complaint-writer.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
+import type { ReadSnapshot } from "./read-snapshot.js";
 import type { CounterSchema, Schema } from "./schema.js";
 
 interface DatabaseBase {
@@ -44,6 +45,8 @@ interface DatabaseBase {
   complaintWriter(): ComplaintWriter;
   /** The rate limiter's counters on this database (on SQLite, in the counter file beside it). */
   rateLimitStore(): RateLimitStore;
+  /** A consistent view of the database on a connection of its own, for a long read (an export). */
+  openReadSnapshot(): Promise<ReadSnapshot>;
   /** True when a trivial query succeeds within a second. */
   ready(): Promise<boolean>;
   close(): Promise<void>;

@@ -60,6 +60,14 @@ export class NoticeStore {
     return { total, records: positions.map((position) => snapshot.notices[position]!) };
   }
 
+  /**
+   * Every notice the query matches, in its order, from one snapshot (its offset and limit are
+   * ignored): the notices are already held in memory, so an export holds references only.
+   */
+  export(query: NoticeQuery): Promise<NoticePage> {
+    return this.list({ ...query, offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  }
+
   /** The notice with this id (ids are stored lowered), or undefined. */
   async findById(id: string): Promise<Notice | undefined> {
     const snapshot = await this.current();

@@ -9,6 +9,7 @@ import {
 import type { CounterSchema, Schema } from "../schema.js";
 import { isDatabaseReady, isQueryReadTimeout } from "../unavailable.js";
 import { PostgresComplaintWriter } from "./complaint-writer.js";
+import { openPostgresReadSnapshot } from "./postgres-read-snapshot.js";
 import { PostgresRateLimitStore } from "./rate-limit-store.js";
 
 // Counts, sums and times are 64-bit in PostgreSQL; every value ftcapi keeps fits a JS number.
@@ -63,6 +64,7 @@ export function openPostgres(url: string, options: OpenOptions): PostgresDatabas
     writeWithoutWaiting: async (query) => (await query.execute())[0],
     complaintWriter: () => new PostgresComplaintWriter(database),
     rateLimitStore: () => new PostgresRateLimitStore(database),
+    openReadSnapshot: () => openPostgresReadSnapshot(pool),
   };
   return database;
 }

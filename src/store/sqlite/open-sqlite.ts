@@ -9,6 +9,7 @@ import { SqliteComplaintWriter } from "./complaint-writer.js";
 import { counterFileOf, openCounterFile } from "./counter-file.js";
 import { createPrivateFile } from "./create-private-file.js";
 import { SqliteRateLimitStore } from "./rate-limit-store.js";
+import { openSqliteReadSnapshot } from "./sqlite-read-snapshot.js";
 import { type DriverStatement, StatementBudget } from "./statement-budget.js";
 import { writeWithoutWaiting } from "./write-without-waiting.js";
 
@@ -75,6 +76,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     writeWithoutWaiting: (query) => writeWithoutWaiting(database, query),
     complaintWriter: () => new SqliteComplaintWriter(database),
     rateLimitStore: () => new SqliteRateLimitStore(database),
+    openReadSnapshot: async () => openSqliteReadSnapshot(file, options.statementTimeoutMs),
   };
   return database;
 }

@@ -36,6 +36,16 @@ export class StatementBudget {
     return new StatementBudget(sqlite.prepare("select ftcapi_statement_budget(?)"), budgetMs);
   }
 
+  /** Runs `work` (one statement of this connection, run synchronously) under the budget. */
+  run<T>(work: () => T): T {
+    this.arm.get(this.budgetMs);
+    try {
+      return work();
+    } finally {
+      this.arm.get(0);
+    }
+  }
+
   /** The statement, with its `all` and `run` under the budget. */
   wrap(statement: BetterSqlite3.Statement): DriverStatement {
     const budgetMs = this.budgetMs;
