@@ -4,10 +4,12 @@ import { SECONDS_PER_DAY } from "../domain/time.js";
 
 /**
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
- * them, one state, one city, ...), counted per day of `created_at` (or of `violation_at`).
+ * them, one state, one city, ...), counted per day of `created_at` (or of `violation_at`). The
+ * `shown_` dimensions and `subject` count by the value exactly as stored, for the counts endpoint's
+ * groups (the `state` and `city` dimensions count by match key, for filters).
  */
 export interface Dimension {
-  name: "all" | "state" | "city" | "area" | "robocall" | "violation";
+  name: "all" | "state" | "city" | "area" | "robocall" | "violation" | "shown_state" | "shown_city" | "subject";
   value: string;
   column: "created_at" | "violation_at";
 }
@@ -37,6 +39,9 @@ export class DimensionTally {
     area: new Map(),
     robocall: new Map(),
     violation: new Map(),
+    shown_state: new Map(),
+    shown_city: new Map(),
+    subject: new Map(),
   };
   /** Distinct (dimension, value, day) counts held. */
   size = 0;
@@ -52,6 +57,9 @@ export class DimensionTally {
     if (!only || only.has("robocall")) this.bump(this.tallies.robocall, complaint.robocall, bucket);
     if (!only || only.has("violation"))
       this.bump(this.tallies.violation, "", Math.floor(complaint.violationAt / this.bucketSeconds));
+    if (!only || only.has("shown_state")) this.bump(this.tallies.shown_state, complaint.state, bucket);
+    if (!only || only.has("shown_city")) this.bump(this.tallies.shown_city, complaint.city, bucket);
+    if (!only || only.has("subject")) this.bump(this.tallies.subject, complaint.subject, bucket);
   }
 
   private bump(values: Map<string, Map<number, number>>, value: string, day: number): void {
@@ -114,6 +122,7 @@ export const HOURLY_DIMENSIONS: ReadonlyArray<{
   { name: "state", value: "state_key", column: "created_at" },
   { name: "robocall", value: "robocall", column: "created_at" },
   { name: "violation", value: null, column: "violation_at" },
+  { name: "shown_state", value: "state", column: "created_at" },
 ];
 
 /** Whether `name` is counted per hour as well as per day. */

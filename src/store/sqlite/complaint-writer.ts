@@ -47,11 +47,14 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly insertStatement: BetterSqlite3.Statement;
   private readonly countStatement: BetterSqlite3.Statement;
   private readonly hourCountStatement: BetterSqlite3.Statement;
+  private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally();
   private readonly hourCounts = new DimensionTally(
     SECONDS_PER_HOUR,
     new Set(HOURLY_DIMENSIONS.map((dimension) => dimension.name)),
   );
+  /** Per caller number, complaints added and the newest created time, not yet written. */
+  private readonly phoneTotals = new Map<string, { count: number; newestAt: number }>();
   private open = false;
   /** Loading into an empty table: secondary indexes are dropped and built once at commit. */
   private bulk = false;
@@ -76,6 +79,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_hour_counts (dimension, value, hour, count) values (?, ?, ?, ?)
         on conflict (dimension, value, hour) do update set count = count + excluded.count`,
     );
+    this.phoneTotalStatement = database.sqlite.prepare(
+      `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
+        on conflict (phone) do update set count = count + excluded.count,
+          newest_at = max(newest_at, excluded.newest_at)`,
+    );
   }
 
   async begin(options: BeginOptions = {}): Promise<void> {
@@ -97,6 +105,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     if (this.buildIdIndex) this.database.sqlite.exec(dropIdIndexStatement(this.database.db));
     this.counts.clear();
     this.hourCounts.clear();
+    this.phoneTotals.clear();
     this.added = 0;
     this.existing = 0;
   }
@@ -127,8 +136,16 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.added++;
       this.counts.add(complaint, stateKey, cityKey);
       this.hourCounts.add(complaint, stateKey, cityKey);
+      const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
+      if (phone === undefined)
+        this.phoneTotals.set(complaint.companyPhoneNumber, { count: 1, newestAt: complaint.createdAt });
+      else {
+        phone.count++;
+        if (complaint.createdAt > phone.newestAt) phone.newestAt = complaint.createdAt;
+      }
     }
-    if (this.counts.size + this.hourCounts.size >= MAX_PENDING_COUNTS) this.writeCounts();
+    if (this.counts.size + this.hourCounts.size + this.phoneTotals.size >= MAX_PENDING_COUNTS)
+      this.writeCounts();
   }
 
   private writeCounts(): void {
@@ -138,6 +155,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
     this.hourCounts.clear();
+    for (const [phone, total] of this.phoneTotals) this.phoneTotalStatement.run(phone, total.count, total.newestAt);
+    this.phoneTotals.clear();
   }
 
   async commit(options?: CommitOptions): Promise<WriteResult> {
@@ -182,6 +201,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     if (!this.open) return;
     this.counts.clear();
     this.hourCounts.clear();
+    this.phoneTotals.clear();
     this.database.sqlite.exec("rollback");
     this.end();
   }
