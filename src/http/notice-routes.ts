@@ -4,6 +4,8 @@ import { NOTICES } from "../domain/collections.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
 import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
+import { countsDocument } from "../domain/count-options.js";
+import { isNoticeCountParameterName, parseNoticeCountQuery } from "../domain/notice-count-query.js";
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";
@@ -60,6 +62,21 @@ export function registerNoticeRoutes(
       });
     });
     return sendAnswer(req, reply, answer, NOTICES.contentType);
+  });
+
+  // Counts by year or month (docs/api.md, "Counts"): JSON, errors as the list's.
+  const countsCache = new AnswerCache(notices.version, 2 * 1024 * 1024);
+  watchCache(countsCache);
+  app.get(`${NOTICES.path}/counts`, async (req, reply) => {
+    const { path, pairs } = requestOf(req);
+    const query = parseNoticeCountQuery(
+      parametersToParse(pairs, isNoticeCountParameterName, unknownParameters, reply),
+    );
+    const selfUrl = req.errorVia ?? path;
+    const answer = await countsCache.answer(selfUrl, async () =>
+      countsDocument(query.by, query.by, await notices.countGroups(query), selfUrl),
+    );
+    return sendAnswer(req, reply, answer, "application/json");
   });
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id`, async (req, reply) => {

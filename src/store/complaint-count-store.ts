@@ -1,0 +1,387 @@
+import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { matchKey } from "../domain/complaint.js";
+import type {
+  ComplaintCountField,
+  ComplaintCountFilters,
+  ComplaintCountQuery,
+} from "../domain/complaint-count-query.js";
+import type { TimeRange } from "../domain/complaint-query.js";
+import { type CountGroup, type CountResult, selectGroups } from "../domain/count-options.js";
+import { formatDate } from "../domain/date-time.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
+import type { Dimension } from "./complaint-dimensions.js";
+import type { Database } from "./database.js";
+import type { Schema } from "./schema.js";
+
+/** Days since the epoch of a time column, rounded down (SQLite's and PostgreSQL's `/` truncate). */
+const CREATED_DAY = sql<number>`(created_at - ((created_at % 86400) + 86400) % 86400) / 86400`;
+
+/** The column (or expression) holding each field's value as records show it, for grouping rows. */
+const GROUP_EXPRESSIONS: Readonly<Record<ComplaintCountField, Expression<unknown>>> = {
+  created_date: CREATED_DAY,
+  violation_date: sql.ref("violation_day"),
+  state: sql.ref("state"),
+  city: sql.ref("city"),
+  area_code: sql.ref("area_code"),
+  subject: sql.ref("subject"),
+  is_robocall: sql.ref("robocall"),
+  company_phone_number: sql.ref("phone"),
+};
+
+/** Fields whose group values are day numbers (shown as `YYYY-MM-DD`). */
+const DAY_FIELDS: ReadonlySet<ComplaintCountField> = new Set(["created_date", "violation_date"]);
+
+/**
+ * Where a count table holds a field's counts per value and created day: the dimension of
+ * `complaint_counts` (and of `complaint_hour_counts`, when `hourly`) whose values are the field's
+ * values as stored, and the column that groups its partial days on rows.
+ */
+const VALUE_DIMENSIONS: Partial<
+  Record<ComplaintCountField, { name: Dimension["name"]; hourly: boolean; column: string }>
+> = {
+  state: { name: "shown_state", hourly: true, column: "state" },
+  city: { name: "shown_city", hourly: false, column: "city" },
+  subject: { name: "subject", hourly: false, column: "subject" },
+  area_code: { name: "area", hourly: false, column: "area_code" },
+  is_robocall: { name: "robocall", hourly: true, column: "robocall" },
+};
+
+/** One source of counts: a dimension with a fixed value, grouped by day (`created_date`). */
+interface DayDimension {
+  name: Dimension["name"];
+  value: string;
+  hourly: boolean;
+}
+
+/**
+ * Counts complaints by one or two fields under any combination of filters, exactly. The common
+ * shapes read count tables kept by the writers instead of rows (docs/query-design.md, "Counts"):
+ *
+ * - one field of state, city, subject, area code or robocall over a created range, or none: the
+ *   per-day counts of every value (`complaint_counts`, one index range), the partial days at the
+ *   ends of a range given with times from per-hour counts (state, robocall) and at most two
+ *   partial hours, or days, grouped on rows;
+ * - by created day, with no filter or one filter the list totals count by (a state, a state and a
+ *   city, an area code, robocall), and by violation day without filters: the same counts by day;
+ * - numbers with N >= 2 complaints over a created range: only numbers with N or more complaints in
+ *   all and one since the range began (`complaint_phone_totals`) are counted, on their index.
+ *
+ * Anything else groups the matching rows in SQL.
+ */
+export class ComplaintCountStore {
+  constructor(
+    private readonly database: Database,
+    /** The exact number of complaints in a created range (the list's total, from its counts). */
+    private readonly totalCreated: (created: TimeRange | undefined) => Promise<number>,
+  ) {}
+
+  async count(query: ComplaintCountQuery): Promise<CountResult> {
+    const { filters, by } = query;
+    if (isEmpty(filters.created) || isEmpty(filters.violation)) return { recordTotal: 0, groupTotal: 0, groups: [] };
+    const others = otherFilters(filters);
+    if (by.length === 1) {
+      const field = by[0]!;
+      const valueDimension = VALUE_DIMENSIONS[field];
+      if (others.length === 0 && valueDimension) {
+        const counts = await this.countByValue(valueDimension, filters.created);
+        return selectGroups(toGroups(counts, false), query);
+      }
+      if (field === "company_phone_number" && others.length === 0 && query.minCount >= 2)
+        return this.frequentNumbers(query);
+      if (field === "violation_date" && others.length === 0 && !filters.created) {
+        const counts = await this.countByDay({ name: "violation", value: "", hourly: false }, undefined);
+        return selectGroups(toGroups(counts, true), query);
+      }
+      const dimension = field === "created_date" ? dayDimension(filters, others) : undefined;
+      if (dimension) {
+        const counts = await this.countByDay(dimension, filters.created);
+        return selectGroups(toGroups(counts, true), query);
+      }
+    }
+    return this.groupRows(query);
+  }
+
+  /** Complaints per stored value of one field, over a created range (or all), from the count tables. */
+  private async countByValue(
+    dimension: { name: Dimension["name"]; hourly: boolean; column: string },
+    range: TimeRange | undefined,
+  ): Promise<Map<string | number, number>> {
+    const counts = new Map<string | number, number>();
+    const add = (rows: Array<{ key: string | number; count: number | string }>) => {
+      for (const row of rows) counts.set(row.key, (counts.get(row.key) ?? 0) + Number(row.count));
+    };
+    const { days, hours, rows } = splitBuckets(range, dimension.hourly);
+    if (days) {
+      let select = this.database.db
+        .selectFrom("complaint_counts")
+        .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
+        .where("dimension", "=", dimension.name);
+      if (days !== "all") select = select.where("day", ">=", days.from).where("day", "<=", days.to);
+      add(await select.groupBy("value").execute());
+    }
+    for (const part of hours) {
+      add(
+        await this.database.db
+          .selectFrom("complaint_hour_counts")
+          .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
+          .where("dimension", "=", dimension.name)
+          .where("hour", ">=", part.from)
+          .where("hour", "<=", part.to)
+          .groupBy("value")
+          .execute(),
+      );
+    }
+    for (const part of rows) {
+      const column = sql.ref(dimension.column);
+      add(
+        await this.database.db
+          .selectFrom("complaints")
+          .select([sql<string>`${column}`.as("key"), (eb) => eb.fn.countAll<number>().as("count")])
+          .where("created_at", ">=", part.from)
+          .where("created_at", "<=", part.to)
+          .groupBy(column)
+          .execute(),
+      );
+    }
+    return counts;
+  }
+
+  /** Complaints per created day (violation day for `violation`) of one dimension value, from the count tables. */
+  private async countByDay(
+    dimension: DayDimension,
+    range: TimeRange | undefined,
+  ): Promise<Map<string | number, number>> {
+    const counts = new Map<string | number, number>();
+    const add = (day: number, count: number) => {
+      if (count > 0) counts.set(day, (counts.get(day) ?? 0) + count);
+    };
+    const { days, hours, rows } = splitBuckets(range, dimension.hourly);
+    if (days) {
+      let select = this.database.db
+        .selectFrom("complaint_counts")
+        .select(["day", "count"])
+        .where("dimension", "=", dimension.name)
+        .where("value", "=", dimension.value);
+      if (days !== "all") select = select.where("day", ">=", days.from).where("day", "<=", days.to);
+      for (const row of await select.execute()) add(Number(row.day), Number(row.count));
+    }
+    for (const part of hours) {
+      const row = await this.database.db
+        .selectFrom("complaint_hour_counts")
+        .select((eb) => eb.fn.sum<number>("count").as("count"))
+        .where("dimension", "=", dimension.name)
+        .where("value", "=", dimension.value)
+        .where("hour", ">=", part.from)
+        .where("hour", "<=", part.to)
+        .executeTakeFirst();
+      add(Math.floor((part.from * SECONDS_PER_HOUR) / SECONDS_PER_DAY), Number(row?.count ?? 0));
+    }
+    for (const part of rows) {
+      let select = this.database.db
+        .selectFrom("complaints")
+        .select((eb) => eb.fn.countAll<number>().as("count"))
+        .where("created_at", ">=", part.from)
+        .where("created_at", "<=", part.to);
+      select = withDimension(select, dimension);
+      const row = await select.executeTakeFirst();
+      add(Math.floor(part.from / SECONDS_PER_DAY), Number(row?.count ?? 0));
+    }
+    return counts;
+  }
+
+  /**
+   * Caller numbers with at least `minCount` (2 or more) complaints in the created range: counted on
+   * the number index only for the numbers whose totals allow it.
+   */
+  private async frequentNumbers(query: ComplaintCountQuery): Promise<CountResult> {
+    const range = query.filters.created;
+    const db = this.database.db;
+    let rows: Array<{ key: string; count: number | string }>;
+    if (!range) {
+      rows = await db
+        .selectFrom("complaint_phone_totals")
+        .select(["phone as key", "count"])
+        .where("count", ">=", query.minCount)
+        .execute();
+    } else {
+      const candidates = db
+        .selectFrom("complaint_phone_totals")
+        .select("phone")
+        .where("count", ">=", query.minCount)
+        .where("newest_at", ">=", range.from);
+      rows = await db
+        .selectFrom("complaints")
+        .select(["phone as key", (eb) => eb.fn.countAll<number>().as("count")])
+        .where("phone", "in", candidates)
+        .where("created_at", ">=", range.from)
+        .where("created_at", "<=", range.to)
+        .groupBy("phone")
+        .having((eb) => eb.fn.countAll(), ">=", query.minCount)
+        .execute();
+    }
+    const groups = rows.map((row) => ({ values: [row.key], count: Number(row.count) }));
+    return { ...selectGroups(groups, query), recordTotal: await this.totalCreated(range) };
+  }
+
+  /** Any other request: the matching rows grouped in SQL, the totals and the page in two statements. */
+  private async groupRows(query: ComplaintCountQuery): Promise<CountResult> {
+    const subjects = query.filters.subject === undefined ? undefined : await this.subjectsMatching(query.filters.subject);
+    if (subjects !== undefined && subjects.length === 0) return { recordTotal: 0, groupTotal: 0, groups: [] };
+    const keys = query.by.map((field) => GROUP_EXPRESSIONS[field]);
+    const base = () => filtered(this.database.db.selectFrom("complaints"), query.filters, subjects);
+    const grouped = base()
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .groupBy(keys);
+    const totals = await this.database.db
+      .selectFrom(grouped.as("groups"))
+      .select([
+        sql<number | string>`coalesce(sum(count), 0)`.as("records"),
+        sql<number | string>`coalesce(sum(case when count >= ${query.minCount} then 1 else 0 end), 0)`.as("kept"),
+      ])
+      .executeTakeFirst();
+    const recordTotal = Number(totals?.records ?? 0);
+    const groupTotal = Number(totals?.kept ?? 0);
+    if (groupTotal === 0) return { recordTotal, groupTotal, groups: [] };
+    // Text keys in byte (code point) order on both engines: SQLite's default, PostgreSQL's "C".
+    const ordered = query.by.map((field, index) =>
+      DAY_FIELDS.has(field) || this.database.dialect === "sqlite"
+        ? sql`${sql.ref(`key${index}`)}`
+        : sql`${sql.ref(`key${index}`)} collate "C"`,
+    );
+    let page = base()
+      .select(keys.map((key, index) => sql`${key}`.as(`key${index}`)))
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .groupBy(keys)
+      .having((eb) => eb.fn.countAll(), ">=", query.minCount);
+    if (query.sort === "-count") page = page.orderBy(sql`count(*)`, "desc");
+    for (const key of ordered) page = page.orderBy(key);
+    const rows = (await page.limit(query.limit).execute()) as Array<Record<string, unknown>>;
+    const groups: CountGroup[] = rows.map((row) => ({
+      values: query.by.map((field, index) => shown(field, row[`key${index}`])),
+      count: Number(row.count),
+    }));
+    return { recordTotal, groupTotal, groups };
+  }
+
+  /** The stored subjects whose match key is `key` (few: the subject dimension has one value each). */
+  private async subjectsMatching(key: string): Promise<string[]> {
+    const rows = await this.database.db
+      .selectFrom("complaint_counts")
+      .select("value")
+      .distinct()
+      .where("dimension", "=", "subject")
+      .execute();
+    return rows.map((row) => row.value).filter((subject) => matchKey(subject) === key);
+  }
+}
+
+/** The filters other than the created range that a request gives. */
+function otherFilters(filters: ComplaintCountFilters): string[] {
+  return (["violation", "state", "city", "areaCode", "robocall", "phone", "subject"] as const).filter(
+    (name) => filters[name] !== undefined,
+  );
+}
+
+/** The dimension counting by day exactly the complaints of the filters besides the created range, if any. */
+function dayDimension(filters: ComplaintCountFilters, others: string[]): DayDimension | undefined {
+  const only = others.join(",");
+  if (only === "") return { name: "all", value: "", hourly: true };
+  if (only === "state") return { name: "state", value: filters.state!, hourly: true };
+  if (only === "state,city") return { name: "city", value: `${filters.state}\u001f${filters.city}`, hourly: false };
+  if (only === "areaCode") return { name: "area", value: filters.areaCode!, hourly: false };
+  if (only === "robocall") return { name: "robocall", value: filters.robocall!, hourly: true };
+  return undefined;
+}
+
+/** Restricts rows to a day dimension's complaints, to count its partial days. */
+function withDimension<O>(
+  select: SelectQueryBuilder<Schema, "complaints", O>,
+  dimension: DayDimension,
+): SelectQueryBuilder<Schema, "complaints", O> {
+  switch (dimension.name) {
+    case "state":
+      return select.where("state_key", "=", dimension.value);
+    case "city": {
+      const [state, city] = dimension.value.split("\u001f");
+      return select.where("state_key", "=", state!).where("city_key", "=", city!);
+    }
+    case "area":
+      return select.where("area_code", "=", dimension.value);
+    case "robocall":
+      return select.where("robocall", "=", dimension.value);
+    default:
+      return select;
+  }
+}
+
+/** Applies every filter given (AND); `subjects` are the stored subjects the subject filter matches. */
+function filtered<O>(
+  select: SelectQueryBuilder<Schema, "complaints", O>,
+  filters: ComplaintCountFilters,
+  subjects: string[] | undefined,
+): SelectQueryBuilder<Schema, "complaints", O> {
+  let result = select;
+  const between = (column: "created_at" | "violation_at", range: TimeRange) =>
+    result.where(column, ">=", range.from).where(column, "<=", range.to);
+  if (filters.created) result = between("created_at", filters.created);
+  if (filters.violation) result = between("violation_at", filters.violation);
+  if (filters.state !== undefined) result = result.where("state_key", "=", filters.state);
+  if (filters.city !== undefined) result = result.where("city_key", "=", filters.city);
+  if (filters.areaCode !== undefined) result = result.where("area_code", "=", filters.areaCode);
+  if (filters.robocall !== undefined) result = result.where("robocall", "=", filters.robocall);
+  if (filters.phone !== undefined) result = result.where("phone", "=", filters.phone);
+  if (subjects !== undefined) result = result.where(sql<SqlBool>`subject in (${sql.join(subjects)})`);
+  return result;
+}
+
+/**
+ * A created range cut into what each source answers: whole days (`all`: every day),
+ * whole hours (of the hourly dimensions) and the parts counted on rows. No range: every day.
+ */
+function splitBuckets(
+  range: TimeRange | undefined,
+  hourly: boolean,
+): { days: TimeRange | "all" | undefined; hours: TimeRange[]; rows: TimeRange[] } {
+  if (!range) return { days: "all", hours: [], rows: [] };
+  const day = split(range, SECONDS_PER_DAY);
+  const hours: TimeRange[] = [];
+  const rows: TimeRange[] = [];
+  for (const part of day.partial) {
+    if (!hourly) {
+      rows.push(part);
+      continue;
+    }
+    const hour = split(part, SECONDS_PER_HOUR);
+    if (hour.whole) hours.push(hour.whole);
+    rows.push(...hour.partial);
+  }
+  return { days: day.whole, hours, rows };
+}
+
+/** The whole buckets of `size` seconds inside a range (bucket numbers), and the parts left at its ends. */
+function split(range: TimeRange, size: number): { whole: TimeRange | undefined; partial: TimeRange[] } {
+  const first = Math.ceil(range.from / size);
+  const last = Math.floor((range.to + 1) / size) - 1;
+  if (first > last) return { whole: undefined, partial: [range] };
+  const partial: TimeRange[] = [];
+  if (first * size > range.from) partial.push({ from: range.from, to: first * size - 1 });
+  if ((last + 1) * size - 1 < range.to) partial.push({ from: (last + 1) * size, to: range.to });
+  return { whole: { from: first, to: last }, partial };
+}
+
+function isEmpty(range: TimeRange | undefined): boolean {
+  return range !== undefined && range.from > range.to;
+}
+
+/** Groups of one field from counts by key (day numbers when `days`). */
+function toGroups(counts: Map<string | number, number>, days: boolean): CountGroup[] {
+  const groups: CountGroup[] = [];
+  for (const [key, count] of counts)
+    if (count > 0) groups.push({ values: [days ? formatDate(Number(key) * SECONDS_PER_DAY) : String(key)], count });
+  return groups;
+}
+
+/** A grouped value as records show it. */
+function shown(field: ComplaintCountField, value: unknown): string {
+  return DAY_FIELDS.has(field) ? formatDate(Number(value) * SECONDS_PER_DAY) : String(value);
+}
