@@ -245,8 +245,8 @@ export class ComplaintCountStore {
     // Text keys in byte (code point) order on both engines: SQLite's default, PostgreSQL's "C".
     const ordered = query.by.map((field, index) =>
       DAY_FIELDS.has(field) || this.database.dialect === "sqlite"
-        ? sql`${sql.ref(`key${index}`)}`
-        : sql`${sql.ref(`key${index}`)} collate "C"`,
+        ? sql`${keys[index]!}`
+        : sql`${keys[index]!} collate "C"`,
     );
     let page = base()
       .select(keys.map((key, index) => sql`${key}`.as(`key${index}`)))
