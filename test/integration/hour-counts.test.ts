@@ -15,7 +15,7 @@ async function expectedHourCounts(location: string): Promise<HourCount[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["created_at", "violation_at", "state_key", "robocall"])
+      .select(["created_at", "violation_at", "state_key", "state", "robocall"])
       .execute();
     const counts = new Map<string, number>();
     const add = (dimension: string, value: string, at: number) => {
@@ -27,6 +27,7 @@ async function expectedHourCounts(location: string): Promise<HourCount[]> {
       add("state", row.state_key, row.created_at);
       add("robocall", row.robocall, row.created_at);
       add("violation", "", row.violation_at);
+      add("shown_state", row.state, row.created_at);
     }
     return [...counts].map(([key, count]) => {
       const [dimension, value, hour] = JSON.parse(key) as [string, string, number];
@@ -101,7 +102,9 @@ for (const dialect of DIALECTS) {
       }
       const listed = await runCli(["keys", "list", "--db", db]);
       assert.equal(listed.code, 0, listed.stderr);
-      const expected = await expectedHourCounts(db);
+      // Migration 005 counts its own dimensions; `shown_state` is migration 012's (counts.test.ts).
+      const of005 = (count: HourCount) => count.dimension !== "shown_state";
+      const expected = (await expectedHourCounts(db)).filter(of005);
       assert.deepEqual((await storedHourCounts(db)).sort(byKey), expected.sort(byKey));
     });
   });
