@@ -142,11 +142,17 @@ async function measure(runsOf: number, once: () => Promise<unknown>): Promise<{ 
 
 const pairs = (text: string) => [...new URLSearchParams(text)] as Array<[string, string]>;
 const lines: string[] = [];
-const baseline = await measure(runs, () => store.list(parseComplaintQuery(pairs(`items_per_page=1&${range()}`))));
-lines.push(`| one-record list page over a random range (baseline) | ${baseline.p50.toFixed(2)} | ${baseline.p99.toFixed(2)} | | |`);
+const baseline = await measure(runs, () =>
+  store.list(parseComplaintQuery(pairs(`items_per_page=1&${range()}`))),
+);
+lines.push(
+  `| one-record list page over a random range (baseline) | ${baseline.p50.toFixed(2)} | ${baseline.p99.toFixed(2)} | | |`,
+);
 console.log(lines.at(-1));
 for (const shape of shapes) {
-  const result = await measure(shape.runs, () => store.countGroups(parseComplaintCountQuery(pairs(shape.query()))));
+  const result = await measure(shape.runs, () =>
+    store.countGroups(parseComplaintCountQuery(pairs(shape.query()))),
+  );
   lines.push(
     `| ${shape.name} | ${result.p50.toFixed(2)} | ${result.p99.toFixed(2)} | ${(result.p99 / baseline.p99).toFixed(1)} | ${shape.target} |`,
   );

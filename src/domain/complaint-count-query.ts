@@ -71,7 +71,9 @@ export function isComplaintCountParameterName(name: string): boolean {
  * ApiError (400) as the complaint list does: the filters take the list's value syntax, but combine
  * freely (`city` alone matches that city in every state). Paging parameters are refused.
  */
-export function parseComplaintCountQuery(params: ReadonlyArray<readonly [string, string]>): ComplaintCountQuery {
+export function parseComplaintCountQuery(
+  params: ReadonlyArray<readonly [string, string]>,
+): ComplaintCountQuery {
   const paging = params.find(([name]) => (PAGING_PARAMETERS as readonly string[]).includes(name));
   if (paging) throw pagingRefused(paging[0]);
   const values = readComplaintParameters(params, COMPLAINT_COUNT_PARAMETERS);

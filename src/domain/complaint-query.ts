@@ -230,8 +230,7 @@ function readOrderAndPage(values: ReadonlyMap<string, string>, query: ComplaintQ
   }
 }
 
-/** A 400 INVALID_PARAMETER naming the parameter and what is wrong with it. */
-export function invalid(parameter: string, detail: string): ApiError {
+function invalid(parameter: string, detail: string): ApiError {
   return new ApiError("INVALID_PARAMETER", { parameter, detail });
 }
 
@@ -243,16 +242,12 @@ function unquote(raw: string): string {
   return trimmed;
 }
 
-/** A whole number of up to 15 digits, or null. */
-export function integer(text: string): number | null {
+function integer(text: string): number | null {
   if (!/^\d{1,15}$/.test(text)) return null;
   return Number(text);
 }
 
-function dayParameter(
-  values: ReadonlyMap<string, string>,
-  name: ComplaintParameter,
-): TimeRange | undefined {
+function dayParameter(values: ReadonlyMap<string, string>, name: ComplaintParameter): TimeRange | undefined {
   const text = values.get(name);
   if (text === undefined) return undefined;
   const start = parseDate(text);

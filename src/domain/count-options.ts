@@ -93,7 +93,10 @@ export function parseCountBy<Field extends string>(
   const fields: Field[] = [];
   for (const name of names) {
     if (!(accepted as readonly string[]).includes(name)) {
-      throw invalid("by", `The parameter 'by' names '${name}', which cannot be counted by; choose from ${choices}.`);
+      throw invalid(
+        "by",
+        `The parameter 'by' names '${name}', which cannot be counted by; choose from ${choices}.`,
+      );
     }
     if ((fields as string[]).includes(name)) {
       throw invalid("by", `The parameter 'by' names '${name}' twice; name each field once.`);

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { NOTICES } from "../domain/collections.js";
+import { countsDocument } from "../domain/count-options.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
-import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
-import { countsDocument } from "../domain/count-options.js";
 import { isNoticeCountParameterName, parseNoticeCountQuery } from "../domain/notice-count-query.js";
+import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";

@@ -77,7 +77,8 @@ export class ComplaintCountStore {
 
   async count(query: ComplaintCountQuery): Promise<CountResult> {
     const { filters, by } = query;
-    if (isEmpty(filters.created) || isEmpty(filters.violation)) return { recordTotal: 0, groupTotal: 0, groups: [] };
+    if (isEmpty(filters.created) || isEmpty(filters.violation))
+      return { recordTotal: 0, groupTotal: 0, groups: [] };
     const others = otherFilters(filters);
     if (by.length === 1) {
       const field = by[0]!;
@@ -225,7 +226,8 @@ export class ComplaintCountStore {
 
   /** Any other request: the matching rows grouped in SQL, the totals and the page in two statements. */
   private async groupRows(query: ComplaintCountQuery): Promise<CountResult> {
-    const subjects = query.filters.subject === undefined ? undefined : await this.subjectsMatching(query.filters.subject);
+    const subjects =
+      query.filters.subject === undefined ? undefined : await this.subjectsMatching(query.filters.subject);
     if (subjects !== undefined && subjects.length === 0) return { recordTotal: 0, groupTotal: 0, groups: [] };
     const keys = query.by.map((field) => GROUP_EXPRESSIONS[field]);
     const base = () => filtered(this.database.db.selectFrom("complaints"), query.filters, subjects);
@@ -236,7 +238,9 @@ export class ComplaintCountStore {
       .selectFrom(grouped.as("groups"))
       .select([
         sql<number | string>`coalesce(sum(count), 0)`.as("records"),
-        sql<number | string>`coalesce(sum(case when count >= ${query.minCount} then 1 else 0 end), 0)`.as("kept"),
+        sql<number | string>`coalesce(sum(case when count >= ${query.minCount} then 1 else 0 end), 0)`.as(
+          "kept",
+        ),
       ])
       .executeTakeFirst();
     const recordTotal = Number(totals?.records ?? 0);
@@ -287,7 +291,8 @@ function dayDimension(filters: ComplaintCountFilters, others: string[]): DayDime
   const only = others.join(",");
   if (only === "") return { name: "all", value: "", hourly: true };
   if (only === "state") return { name: "state", value: filters.state!, hourly: true };
-  if (only === "state,city") return { name: "city", value: `${filters.state}\u001f${filters.city}`, hourly: false };
+  if (only === "state,city")
+    return { name: "city", value: `${filters.state}\u001f${filters.city}`, hourly: false };
   if (only === "areaCode") return { name: "area", value: filters.areaCode!, hourly: false };
   if (only === "robocall") return { name: "robocall", value: filters.robocall!, hourly: true };
   return undefined;
@@ -377,7 +382,8 @@ function isEmpty(range: TimeRange | undefined): boolean {
 function toGroups(counts: Map<string | number, number>, days: boolean): CountGroup[] {
   const groups: CountGroup[] = [];
   for (const [key, count] of counts)
-    if (count > 0) groups.push({ values: [days ? formatDate(Number(key) * SECONDS_PER_DAY) : String(key)], count });
+    if (count > 0)
+      groups.push({ values: [days ? formatDate(Number(key) * SECONDS_PER_DAY) : String(key)], count });
   return groups;
 }
 

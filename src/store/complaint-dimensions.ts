@@ -9,7 +9,16 @@ import { SECONDS_PER_DAY } from "../domain/time.js";
  * groups (the `state` and `city` dimensions count by match key, for filters).
  */
 export interface Dimension {
-  name: "all" | "state" | "city" | "area" | "robocall" | "violation" | "shown_state" | "shown_city" | "subject";
+  name:
+    | "all"
+    | "state"
+    | "city"
+    | "area"
+    | "robocall"
+    | "violation"
+    | "shown_state"
+    | "shown_city"
+    | "subject";
   value: string;
   column: "created_at" | "violation_at";
 }

@@ -1,9 +1,9 @@
 import { sql, type Transaction } from "kysely";
 import { NOTICES } from "../domain/collections.js";
-import { formatTimestamp, type Notice } from "../domain/notice.js";
-import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import { type CountResult, selectGroups } from "../domain/count-options.js";
+import { formatTimestamp, type Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
+import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import type { FilterCondition, NoticeQuery } from "../domain/notice-query.js";
 import { CollectionVersion } from "./collection-version.js";
 import type { Database } from "./database.js";

@@ -92,7 +92,8 @@ function expected(
 /** A filter case: its query text and the rows it keeps, as the API documents the filters. */
 type Case = [query: string, test: (row: CsvComplaint) => boolean];
 const key = (text: string) => text.trim().toLowerCase();
-const createdIn = (from: string, to: string) => (row: CsvComplaint) => row.created >= from && row.created <= to;
+const createdIn = (from: string, to: string) => (row: CsvComplaint) =>
+  row.created >= from && row.created <= to;
 
 /** Crafted rows: repeated numbers (for min_count), values in several cases and with spaces. */
 function craftedRows(): string[][] {
@@ -176,7 +177,10 @@ for (const dialect of DIALECTS) {
     const days = ["2024-03-04", "2024-03-05", "2024-03-06", "2024-03-07", "2024-03-08", "2024-03-09"];
     const cases = (): Case[] => [
       ["", () => true],
-      [`created_date_from=${days[1]}&created_date_to=${days[3]}`, createdIn(`${days[1]} 00:00:00`, `${days[3]} 23:59:59`)],
+      [
+        `created_date_from=${days[1]}&created_date_to=${days[3]}`,
+        createdIn(`${days[1]} 00:00:00`, `${days[3]} 23:59:59`),
+      ],
       [
         `created_date_from=%22${days[1]}%2005:30:00%22&created_date_to=%22${days[4]}%2017:15:10%22`,
         createdIn(`${days[1]} 05:30:00`, `${days[4]} 17:15:10`),
@@ -192,7 +196,10 @@ for (const dialect of DIALECTS) {
         (row) => row.violation >= "2024-01-01 00:00:00" && row.violation <= "2024-03-05 12:00:00",
       ],
       ["state=Ohio", (row) => key(row.state) === "ohio"],
-      ["state=%22new%20york%22&city=brooklyn", (row) => key(row.state) === "new york" && key(row.city) === "brooklyn"],
+      [
+        "state=%22new%20york%22&city=brooklyn",
+        (row) => key(row.state) === "new york" && key(row.city) === "brooklyn",
+      ],
       ["city=Springfield", (row) => key(row.city) === "springfield"],
       ["area_code=216", (row) => row.areaCode === "216"],
       ["is_robocall=true", (row) => row.robocall === "Y"],
@@ -236,7 +243,10 @@ for (const dialect of DIALECTS) {
       const ranged = cases()[2]!;
       for (const [index, first] of FIELD_NAMES.entries()) {
         for (const second of FIELD_NAMES.slice(index + 1)) {
-          await check(`by=${first},${second}`, expected(rows, [first, second], () => true));
+          await check(
+            `by=${first},${second}`,
+            expected(rows, [first, second], () => true),
+          );
           await check(
             `by=${second},${first}&${ranged[0]}&sort=key&limit=50`,
             expected(rows, [second, first], ranged[1], { sort: "key", limit: 50 }),
@@ -254,8 +264,14 @@ for (const dialect of DIALECTS) {
       for (const [query, test] of [
         ["", () => true],
         [`created_date_from=${days[0]}&created_date_to=${days[5]}`, range],
-        [`created_date_from=${days[1]}%2003:00:00&created_date_to=${days[4]}%2020:00:00`, createdIn(`${days[1]} 03:00:00`, `${days[4]} 20:00:00`)],
-        [`created_date_from=${days[5]}&created_date_to=${days[5]}`, (row: CsvComplaint) => row.created.startsWith(days[5]!)],
+        [
+          `created_date_from=${days[1]}%2003:00:00&created_date_to=${days[4]}%2020:00:00`,
+          createdIn(`${days[1]} 03:00:00`, `${days[4]} 20:00:00`),
+        ],
+        [
+          `created_date_from=${days[5]}&created_date_to=${days[5]}`,
+          (row: CsvComplaint) => row.created.startsWith(days[5]!),
+        ],
         ["state=ohio", (row: CsvComplaint) => key(row.state) === "ohio"],
       ] as Case[]) {
         for (const minCount of [2, 3, 8]) {
@@ -265,9 +281,18 @@ for (const dialect of DIALECTS) {
           }
         }
       }
-      await check("by=state&min_count=100&limit=3", expected(rows, ["state"], () => true, { minCount: 100, limit: 3 }));
-      await check("by=subject&sort=key&limit=2", expected(rows, ["subject"], () => true, { sort: "key", limit: 2 }));
-      await check("by=created_date&sort=-count&limit=1", expected(rows, ["created_date"], () => true, { limit: 1 }));
+      await check(
+        "by=state&min_count=100&limit=3",
+        expected(rows, ["state"], () => true, { minCount: 100, limit: 3 }),
+      );
+      await check(
+        "by=subject&sort=key&limit=2",
+        expected(rows, ["subject"], () => true, { sort: "key", limit: 2 }),
+      );
+      await check(
+        "by=created_date&sort=-count&limit=1",
+        expected(rows, ["created_date"], () => true, { limit: 1 }),
+      );
       await check(
         "by=area_code,is_robocall&min_count=5&sort=key&limit=7",
         expected(rows, ["area_code", "is_robocall"], () => true, { minCount: 5, sort: "key", limit: 7 }),
@@ -303,7 +328,11 @@ for (const dialect of DIALECTS) {
         ["by=state&is_robocall=maybe", "INVALID_PARAMETER", "is_robocall"],
         ["by=state&created_date=2024-13-01", "INVALID_PARAMETER", "created_date"],
         ["by=state&created_date_from=2024-03-01", "INVALID_PARAMETER", "created_date_from"],
-        ["by=state&created_date_from=2024-03-07&created_date_to=2024-03-05", "INVALID_PARAMETER", "created_date_from"],
+        [
+          "by=state&created_date_from=2024-03-07&created_date_to=2024-03-05",
+          "INVALID_PARAMETER",
+          "created_date_from",
+        ],
         ["by=state&company_phone_number=202-555", "INVALID_PARAMETER", "company_phone_number"],
         ["by=state&state=", "INVALID_PARAMETER", "state"],
         ["by=state&subject=%00", "INVALID_PARAMETER", "subject"],
@@ -326,8 +355,16 @@ for (const dialect of DIALECTS) {
         ["by=year&min_count=-1", "INVALID_PARAMETER", "min_count"],
         ["by=year&limit=100001", "INVALID_PARAMETER", "limit"],
         ["by=year&sort=title", "INVALID_PARAMETER", "sort"],
-        ["by=year&fields[early_termination_notice]=title", "INVALID_PARAMETER", "fields[early_termination_notice]"],
-        ["by=month&filter[date][operator]=BOGUS&filter[date][value]=2019", "INVALID_FILTER", "filter[date][operator]"],
+        [
+          "by=year&fields[early_termination_notice]=title",
+          "INVALID_PARAMETER",
+          "fields[early_termination_notice]",
+        ],
+        [
+          "by=month&filter[date][operator]=BOGUS&filter[date][value]=2019",
+          "INVALID_FILTER",
+          "filter[date][operator]",
+        ],
       ];
       for (const [query, code, parameter] of noticeRefusals) {
         const res = await get(`${NOTICE_COUNTS}?${query}`);
@@ -341,7 +378,12 @@ for (const dialect of DIALECTS) {
     });
 
     it("counts notices by year and by month, with the list's filters", async () => {
-      const noticeCounts = async (query: string, by: "year" | "month", test: (notice: { date: string; title: string }) => boolean, options: { minCount?: number; limit?: number; sort?: "-count" | "key" } = {}) => {
+      const noticeCounts = async (
+        query: string,
+        by: "year" | "month",
+        test: (notice: { date: string; title: string }) => boolean,
+        options: { minCount?: number; limit?: number; sort?: "-count" | "key" } = {},
+      ) => {
         const res = await get(`${NOTICE_COUNTS}?${query}`);
         assert.equal(res.status, 200, `${query}: ${res.body}`);
         assert.match(String(res.headers["content-type"]), /^application\/json/);
@@ -356,19 +398,29 @@ for (const dialect of DIALECTS) {
         const kept = [...groups].filter(([, count]) => count >= (options.minCount ?? 1));
         const byKey = (left: string | null, right: string | null) =>
           left === right ? 0 : left === null ? 1 : right === null ? -1 : left < right ? -1 : 1;
-        kept.sort(options.sort === "key" ? (l, r) => byKey(l[0], r[0]) : (l, r) => r[1] - l[1] || byKey(l[0], r[0]));
+        kept.sort(
+          options.sort === "key" ? (l, r) => byKey(l[0], r[0]) : (l, r) => r[1] - l[1] || byKey(l[0], r[0]),
+        );
         const page = kept.slice(0, options.limit ?? 1000);
         const body = res.json();
         assert.deepEqual(
           { data: body.data, meta: body.meta },
           {
             data: page.map(([value, count]) => ({ [by]: value, count })),
-            meta: { by: [by], "record-total": total, "group-total": kept.length, "groups-this-page": page.length },
+            meta: {
+              by: [by],
+              "record-total": total,
+              "group-total": kept.length,
+              "groups-this-page": page.length,
+            },
           },
           query,
         );
         // As the notice list writes its links: the parameters decoded and encoded again.
-        assert.equal(decodeURIComponent(body.links.self), decodeURIComponent(`${server.httpsUrl}${NOTICE_COUNTS}?${query}`));
+        assert.equal(
+          decodeURIComponent(body.links.self),
+          decodeURIComponent(`${server.httpsUrl}${NOTICE_COUNTS}?${query}`),
+        );
       };
       await noticeCounts("by=year", "year", () => true);
       await noticeCounts("by=month&sort=key", "month", () => true, { sort: "key" });
@@ -410,7 +462,10 @@ for (const dialect of DIALECTS) {
       await importFiles(db, { complaints: [later] });
       const added = await readComplaintCsv(later);
       await eventually(async () => {
-        await check("by=created_date&sort=key", expected([...rows, ...added], ["created_date"], () => true, { sort: "key" }));
+        await check(
+          "by=created_date&sort=key",
+          expected([...rows, ...added], ["created_date"], () => true, { sort: "key" }),
+        );
       });
       await check(
         "by=state&created_date=2024-03-10",
@@ -436,7 +491,9 @@ for (const dialect of DIALECTS) {
         await exec("drop index complaint_counts_by_day");
         await exec("drop index complaint_hour_counts_by_hour");
         await exec("drop table complaint_phone_totals");
-        await exec("delete from complaint_counts where dimension in ('shown_state', 'shown_city', 'subject')");
+        await exec(
+          "delete from complaint_counts where dimension in ('shown_state', 'shown_city', 'subject')",
+        );
         await exec("delete from complaint_hour_counts where dimension = 'shown_state'");
         await exec("delete from kysely_migration where name = '012-count-groups'");
       });
@@ -449,7 +506,12 @@ for (const dialect of DIALECTS) {
         for (const [query, by, test, options] of [
           ["by=state", ["state"], () => true, {}],
           ["by=city&created_date_from=2024-03-07%2006:00:00&created_date_to=2024-03-09", ["city"], range, {}],
-          ["by=subject&created_date_from=2024-03-07%2006:00:00&created_date_to=2024-03-09", ["subject"], range, {}],
+          [
+            "by=subject&created_date_from=2024-03-07%2006:00:00&created_date_to=2024-03-09",
+            ["subject"],
+            range,
+            {},
+          ],
           ["by=company_phone_number&min_count=2", ["company_phone_number"], () => true, { minCount: 2 }],
           [
             "by=company_phone_number&min_count=3&created_date_from=2024-03-07%2006:00:00&created_date_to=2024-03-09",
@@ -500,15 +562,27 @@ for (const dialect of DIALECTS) {
       };
       for (const field of FIELD_NAMES) {
         if (field === "company_phone_number") continue;
-        await check(`by=${field}&limit=100000`, expected(rows, [field], () => true, { limit: 100000 }));
+        await check(
+          `by=${field}&limit=100000`,
+          expected(rows, [field], () => true, { limit: 100000 }),
+        );
       }
       const morning = createdIn("2021-07-07 08:00:00", "2021-07-07 12:30:00");
       await check(
         "by=state,is_robocall&created_date_from=%222021-07-07%2008:00:00%22&created_date_to=%222021-07-07%2012:30:00%22",
         expected(rows, ["state", "is_robocall"], morning),
       );
-      for (const query of ["", "&created_date=2021-07-07", "&created_date_from=2021-07-07%2008:00:00&created_date_to=2021-07-07%2012:30:00"]) {
-        const test = query === "" ? () => true : query.includes("08:00") ? morning : (row: CsvComplaint) => row.created.startsWith("2021-07-07");
+      for (const query of [
+        "",
+        "&created_date=2021-07-07",
+        "&created_date_from=2021-07-07%2008:00:00&created_date_to=2021-07-07%2012:30:00",
+      ]) {
+        const test =
+          query === ""
+            ? () => true
+            : query.includes("08:00")
+              ? morning
+              : (row: CsvComplaint) => row.created.startsWith("2021-07-07");
         await check(
           `by=company_phone_number&min_count=3${query}`,
           expected(rows, ["company_phone_number"], test, { minCount: 3 }),
@@ -518,7 +592,10 @@ for (const dialect of DIALECTS) {
         "by=city&city=springfield&limit=100000",
         expected(rows, ["city"], (row) => key(row.city) === "springfield", { limit: 100000 }),
       );
-      await check("by=state&subject=other", expected(rows, ["state"], (row) => key(row.subject) === "other"));
+      await check(
+        "by=state&subject=other",
+        expected(rows, ["state"], (row) => key(row.subject) === "other"),
+      );
     });
   });
 }

@@ -155,7 +155,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
     this.hourCounts.clear();
-    for (const [phone, total] of this.phoneTotals) this.phoneTotalStatement.run(phone, total.count, total.newestAt);
+    for (const [phone, total] of this.phoneTotals)
+      this.phoneTotalStatement.run(phone, total.count, total.newestAt);
     this.phoneTotals.clear();
   }
 
