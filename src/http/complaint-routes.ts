@@ -51,9 +51,9 @@ export function registerComplaintRoutes(
     return send(req, reply, answer);
   });
 
-  // Counts answers are kept as lists are, in a cache of their own.
+  // Counts answers are kept as lists are, in a cache of their own (not in the
+  // answer-cache metrics, which show each collection's list cache).
   const countsCache = new AnswerCache(complaints.version, 8 * 1024 * 1024);
-  watchCache(countsCache);
   app.get(`${COMPLAINTS.path}/counts`, async (req, reply) => {
     const query = parseComplaintCountQuery(
       parametersToParse(queryPairs(req.url), isComplaintCountParameterName, unknownParameters, reply),

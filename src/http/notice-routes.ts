@@ -65,8 +65,8 @@ export function registerNoticeRoutes(
   });
 
   // Counts by year or month (docs/api.md, "Counts"): JSON, errors as the list's.
+  // Not in the answer-cache metrics, which show each collection's list cache.
   const countsCache = new AnswerCache(notices.version, 2 * 1024 * 1024);
-  watchCache(countsCache);
   app.get(`${NOTICES.path}/counts`, async (req, reply) => {
     const { path, pairs } = requestOf(req);
     const query = parseNoticeCountQuery(
