@@ -36,15 +36,20 @@ const DAY_FIELDS: ReadonlySet<ComplaintCountField> = new Set(["created_date", "v
  * `complaint_counts` (and of `complaint_hour_counts`, when `hourly`) whose values are the field's
  * values as stored, and the column that groups its partial days on rows.
  */
-const VALUE_DIMENSIONS: Partial<
-  Record<ComplaintCountField, { name: Dimension["name"]; hourly: boolean; column: string }>
-> = {
-  state: { name: "shown_state", hourly: true, column: "state" },
-  city: { name: "shown_city", hourly: false, column: "city" },
-  subject: { name: "subject", hourly: false, column: "subject" },
-  area_code: { name: "area", hourly: false, column: "area_code" },
-  is_robocall: { name: "robocall", hourly: true, column: "robocall" },
+const VALUE_DIMENSIONS: Partial<Record<ComplaintCountField, ValueDimension>> = {
+  state: { day: "shown_state", hour: "shown_state", column: "state" },
+  city: { day: "shown_city", hour: "shown_city", column: "city" },
+  subject: { day: "subject", hour: "subject", column: "subject" },
+  area_code: { day: "area", hour: "shown_area", column: "area_code" },
+  is_robocall: { day: "robocall", hour: "robocall", column: "robocall" },
 };
+
+/** A field's counts per stored value: its daily and hourly dimensions, and its column in rows. */
+interface ValueDimension {
+  day: Dimension["name"];
+  hour: Dimension["name"];
+  column: string;
+}
 
 /** One source of counts: a dimension with a fixed value, grouped by day (`created_date`). */
 interface DayDimension {
@@ -59,8 +64,8 @@ interface DayDimension {
  *
  * - one field of state, city, subject, area code or robocall over a created range, or none: the
  *   per-day counts of every value (`complaint_counts`, one index range), the partial days at the
- *   ends of a range given with times from per-hour counts (state, robocall) and at most two
- *   partial hours, or days, grouped on rows;
+ *   ends of a range given with times from per-hour counts, and at most two partial hours grouped
+ *   on rows;
  * - by created day, with no filter or one filter the list totals count by (a state, a state and a
  *   city, an area code, robocall), and by violation day without filters: the same counts by day;
  * - numbers with N >= 2 complaints over a created range: only numbers with N or more complaints in
@@ -104,19 +109,19 @@ export class ComplaintCountStore {
 
   /** Complaints per stored value of one field, over a created range (or all), from the count tables. */
   private async countByValue(
-    dimension: { name: Dimension["name"]; hourly: boolean; column: string },
+    dimension: ValueDimension,
     range: TimeRange | undefined,
   ): Promise<Map<string | number, number>> {
     const counts = new Map<string | number, number>();
     const add = (rows: Array<{ key: string | number; count: number | string }>) => {
       for (const row of rows) counts.set(row.key, (counts.get(row.key) ?? 0) + Number(row.count));
     };
-    const { days, hours, rows } = splitBuckets(range, dimension.hourly);
+    const { days, hours, rows } = splitBuckets(range, true);
     if (days) {
       let select = this.database.db
         .selectFrom("complaint_counts")
         .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
-        .where("dimension", "=", dimension.name);
+        .where("dimension", "=", dimension.day);
       if (days !== "all") select = select.where("day", ">=", days.from).where("day", "<=", days.to);
       add(await select.groupBy("value").execute());
     }
@@ -125,7 +130,7 @@ export class ComplaintCountStore {
         await this.database.db
           .selectFrom("complaint_hour_counts")
           .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
-          .where("dimension", "=", dimension.name)
+          .where("dimension", "=", dimension.hour)
           .where("hour", ">=", part.from)
           .where("hour", "<=", part.to)
           .groupBy("value")

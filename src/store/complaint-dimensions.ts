@@ -6,7 +6,8 @@ import { SECONDS_PER_DAY } from "../domain/time.js";
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
  * them, one state, one city, ...), counted per day of `created_at` (or of `violation_at`). The
  * `shown_` dimensions and `subject` count by the value exactly as stored, for the counts endpoint's
- * groups (the `state` and `city` dimensions count by match key, for filters).
+ * groups (the `state` and `city` dimensions count by match key, for filters); `shown_area` is
+ * counted per hour only (per day, `area` counts the same).
  */
 export interface Dimension {
   name:
@@ -18,6 +19,7 @@ export interface Dimension {
     | "violation"
     | "shown_state"
     | "shown_city"
+    | "shown_area"
     | "subject";
   value: string;
   column: "created_at" | "violation_at";
@@ -50,6 +52,7 @@ export class DimensionTally {
     violation: new Map(),
     shown_state: new Map(),
     shown_city: new Map(),
+    shown_area: new Map(),
     subject: new Map(),
   };
   /** Distinct (dimension, value, day) counts held. */
@@ -68,6 +71,7 @@ export class DimensionTally {
       this.bump(this.tallies.violation, "", Math.floor(complaint.violationAt / this.bucketSeconds));
     if (!only || only.has("shown_state")) this.bump(this.tallies.shown_state, complaint.state, bucket);
     if (!only || only.has("shown_city")) this.bump(this.tallies.shown_city, complaint.city, bucket);
+    if (!only || only.has("shown_area")) this.bump(this.tallies.shown_area, complaint.areaCode, bucket);
     if (!only || only.has("subject")) this.bump(this.tallies.subject, complaint.subject, bucket);
   }
 
@@ -132,7 +136,23 @@ export const HOURLY_DIMENSIONS: ReadonlyArray<{
   { name: "robocall", value: "robocall", column: "created_at" },
   { name: "violation", value: null, column: "violation_at" },
   { name: "shown_state", value: "state", column: "created_at" },
+  { name: "shown_city", value: "city", column: "created_at" },
+  { name: "shown_area", value: "area_code", column: "created_at" },
+  { name: "subject", value: "subject", column: "created_at" },
 ];
+
+/** The dimensions `complaint_counts` holds per day: all but `shown_area` (per day, `area` is the same). */
+export const DAILY_DIMENSIONS: ReadonlySet<Dimension["name"]> = new Set([
+  "all",
+  "state",
+  "city",
+  "area",
+  "robocall",
+  "violation",
+  "shown_state",
+  "shown_city",
+  "subject",
+]);
 
 /** Whether `name` is counted per hour as well as per day. */
 export function isHourly(name: Dimension["name"]): boolean {

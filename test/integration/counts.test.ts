@@ -494,7 +494,9 @@ for (const dialect of DIALECTS) {
         await exec(
           "delete from complaint_counts where dimension in ('shown_state', 'shown_city', 'subject')",
         );
-        await exec("delete from complaint_hour_counts where dimension = 'shown_state'");
+        await exec(
+          "delete from complaint_hour_counts where dimension in ('shown_state', 'shown_city', 'shown_area', 'subject')",
+        );
         await exec("delete from kysely_migration where name = '012-count-groups'");
       });
       // Opening migrates.

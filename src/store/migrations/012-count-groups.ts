@@ -6,7 +6,9 @@ import type { DialectMigration } from "./migration.js";
  *
  * - `complaint_counts` gains the dimensions `shown_state`, `shown_city` and `subject`, counted by
  *   the value exactly as stored (the existing `state` and `city` count match keys, lowercased, and
- *   records show the stored text), and `complaint_hour_counts` gains `shown_state` per hour;
+ *   records show the stored text), and `complaint_hour_counts` gains the same and `shown_area`
+ *   (the area code; per day, `area` already counts it), so that the partial days at the ends of a
+ *   range given with times are read per hour, leaving at most two partial hours to group on rows;
  * - both count tables get an index by (dimension, day or hour, value, count), so that the counts
  *   of every value over a range of days are one contiguous, index-only read;
  * - `complaint_phone_totals` holds each caller number's complaints and newest created time, so that
@@ -35,7 +37,16 @@ export const countGroups: DialectMigration = (dialect) => {
           group by subject, ${day("created_at")}`.execute(db);
       await sql`insert into complaint_hour_counts (dimension, value, hour, count)
         select 'shown_state', state, ${hour("created_at")}, count(*) from complaints
-          group by state, ${hour("created_at")}`.execute(db);
+          group by state, ${hour("created_at")}
+        union all
+        select 'shown_city', city, ${hour("created_at")}, count(*) from complaints
+          group by city, ${hour("created_at")}
+        union all
+        select 'shown_area', area_code, ${hour("created_at")}, count(*) from complaints
+          group by area_code, ${hour("created_at")}
+        union all
+        select 'subject', subject, ${hour("created_at")}, count(*) from complaints
+          group by subject, ${hour("created_at")}`.execute(db);
       await db.schema
         .createIndex("complaint_counts_by_day")
         .on("complaint_counts")

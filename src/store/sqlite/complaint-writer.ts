@@ -5,7 +5,7 @@ import { matchKey } from "../../domain/complaint.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
 import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
-import { DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
+import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
 import {
   createIdIndexStatement,
   createSecondaryIndexStatements,
@@ -48,7 +48,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly countStatement: BetterSqlite3.Statement;
   private readonly hourCountStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
-  private readonly counts = new DimensionTally();
+  private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
     SECONDS_PER_HOUR,
     new Set(HOURLY_DIMENSIONS.map((dimension) => dimension.name)),
