@@ -7,8 +7,10 @@ import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
 import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
 import {
+  createCountIndexStatements,
   createIdIndexStatement,
   createSecondaryIndexStatements,
+  dropCountIndexStatements,
   dropIdIndexStatement,
   dropSecondaryIndexStatements,
 } from "../complaint-indexes.js";
@@ -35,7 +37,7 @@ const INDEX_BUILD_THREADS = 2;
  * written (added to what is stored) whenever MAX_PENDING_COUNTS of them are pending and at commit,
  * so memory stays flat however many days and cities a file spans.
  *
- * Into an empty table (a first load) every index but the primary key is dropped at `begin` and
+ * Into an empty table (a first load) every index but the primary key (and the count tables' indexes) is dropped at `begin` and
  * built at `commit`, inside the same transaction (a rollback restores them): building an index
  * once is far cheaper than updating it row by row. Unless `keepIdIndex`, the unique id index goes
  * too: ids derived from extract rows (`complaintId`) begin with the created time, so the primary
@@ -100,7 +102,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.bulk = present === 0;
     this.buildIdIndex = this.bulk && !options.keepIdIndex;
     if (this.bulk)
-      for (const statement of dropSecondaryIndexStatements(this.database.db))
+      for (const statement of [
+        ...dropSecondaryIndexStatements(this.database.db),
+        ...dropCountIndexStatements(this.database.db),
+      ])
         this.database.sqlite.exec(statement);
     if (this.buildIdIndex) this.database.sqlite.exec(dropIdIndexStatement(this.database.db));
     this.counts.clear();
@@ -190,7 +195,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
           throw err;
         }
       }
-      for (const statement of createSecondaryIndexStatements(this.database.db)) sqlite.exec(statement);
+      for (const statement of [
+        ...createSecondaryIndexStatements(this.database.db),
+        ...createCountIndexStatements(this.database.db),
+      ])
+        sqlite.exec(statement);
     } finally {
       sqlite.pragma("threads = 0");
       sqlite.pragma(`cache_size = ${cacheSize}`);
