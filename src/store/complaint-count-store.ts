@@ -1,4 +1,4 @@
-import { type Expression, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
+import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { matchKey } from "../domain/complaint.js";
 import type {
   ComplaintCountField,
@@ -12,6 +12,9 @@ import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { Dimension } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
 import type { Schema } from "./schema.js";
+
+/** The database or a transaction on it. */
+type Reader = Kysely<Schema>;
 
 /** Days since the epoch of a time column, rounded down (SQLite's and PostgreSQL's `/` truncate). */
 const CREATED_DAY = sql<number>`(created_at - ((created_at % 86400) + 86400) % 86400) / 86400`;
@@ -89,26 +92,44 @@ export class ComplaintCountStore {
       const field = by[0]!;
       const valueDimension = VALUE_DIMENSIONS[field];
       if (others.length === 0 && valueDimension) {
-        const counts = await this.countByValue(valueDimension, filters.created);
+        const counts = await this.consistently((db) =>
+          this.countByValue(db, valueDimension, filters.created),
+        );
         return selectGroups(toGroups(counts, false), query);
       }
       if (field === "company_phone_number" && others.length === 0 && query.minCount >= 2)
         return this.frequentNumbers(query);
       if (field === "violation_date" && others.length === 0 && !filters.created) {
-        const counts = await this.countByDay({ name: "violation", value: "", hourly: false }, undefined);
+        const counts = await this.countByDay(
+          this.database.db,
+          { name: "violation", value: "", hourly: false },
+          undefined,
+        );
         return selectGroups(toGroups(counts, true), query);
       }
       const dimension = field === "created_date" ? dayDimension(filters, others) : undefined;
       if (dimension) {
-        const counts = await this.countByDay(dimension, filters.created);
+        const counts = await this.consistently((db) => this.countByDay(db, dimension, filters.created));
         return selectGroups(toGroups(counts, true), query);
       }
     }
     return this.groupRows(query);
   }
 
+  /**
+   * Runs the few short reads of a count from tables in one read transaction, so that an import
+   * committing meanwhile is seen by all of them or none (a snapshot on both engines).
+   */
+  private consistently<T>(read: (db: Reader) => Promise<T>): Promise<T> {
+    const transaction = this.database.db.transaction();
+    return (
+      this.database.dialect === "postgres" ? transaction.setIsolationLevel("repeatable read") : transaction
+    ).execute(read);
+  }
+
   /** Complaints per stored value of one field, over a created range (or all), from the count tables. */
   private async countByValue(
+    db: Reader,
     dimension: ValueDimension,
     range: TimeRange | undefined,
   ): Promise<Map<string | number, number>> {
@@ -118,7 +139,7 @@ export class ComplaintCountStore {
     };
     const { days, hours, rows } = splitBuckets(range, true);
     if (days) {
-      let select = this.database.db
+      let select = db
         .selectFrom("complaint_counts")
         .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
         .where("dimension", "=", dimension.day);
@@ -127,7 +148,7 @@ export class ComplaintCountStore {
     }
     for (const part of hours) {
       add(
-        await this.database.db
+        await db
           .selectFrom("complaint_hour_counts")
           .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
           .where("dimension", "=", dimension.hour)
@@ -140,7 +161,7 @@ export class ComplaintCountStore {
     for (const part of rows) {
       const column = sql.ref(dimension.column);
       add(
-        await this.database.db
+        await db
           .selectFrom("complaints")
           .select([sql<string>`${column}`.as("key"), (eb) => eb.fn.countAll<number>().as("count")])
           .where("created_at", ">=", part.from)
@@ -154,6 +175,7 @@ export class ComplaintCountStore {
 
   /** Complaints per created day (violation day for `violation`) of one dimension value, from the count tables. */
   private async countByDay(
+    db: Reader,
     dimension: DayDimension,
     range: TimeRange | undefined,
   ): Promise<Map<string | number, number>> {
@@ -163,7 +185,7 @@ export class ComplaintCountStore {
     };
     const { days, hours, rows } = splitBuckets(range, dimension.hourly);
     if (days) {
-      let select = this.database.db
+      let select = db
         .selectFrom("complaint_counts")
         .select(["day", "count"])
         .where("dimension", "=", dimension.name)
@@ -172,7 +194,7 @@ export class ComplaintCountStore {
       for (const row of await select.execute()) add(Number(row.day), Number(row.count));
     }
     for (const part of hours) {
-      const row = await this.database.db
+      const row = await db
         .selectFrom("complaint_hour_counts")
         .select((eb) => eb.fn.sum<number>("count").as("count"))
         .where("dimension", "=", dimension.name)
@@ -183,7 +205,7 @@ export class ComplaintCountStore {
       add(Math.floor((part.from * SECONDS_PER_HOUR) / SECONDS_PER_DAY), Number(row?.count ?? 0));
     }
     for (const part of rows) {
-      let select = this.database.db
+      let select = db
         .selectFrom("complaints")
         .select((eb) => eb.fn.countAll<number>().as("count"))
         .where("created_at", ">=", part.from)
