@@ -71,6 +71,8 @@ interface DayDimension {
  *   on rows;
  * - by created day, with no filter or one filter the list totals count by (a state, a state and a
  *   city, an area code, robocall), and by violation day without filters: the same counts by day;
+ * - by created day and one of those fields, over a created range or none: the same per-day and
+ *   per-hour counts of every value, kept apart by day;
  * - numbers with N >= 2 complaints over a created range: only numbers with N or more complaints in
  *   all and one since the range began (`complaint_phone_totals`) are counted, on their index.
  *
@@ -88,6 +90,21 @@ export class ComplaintCountStore {
     if (isEmpty(filters.created) || isEmpty(filters.violation))
       return { recordTotal: 0, groupTotal: 0, groups: [] };
     const others = otherFilters(filters);
+    if (by.length === 2 && others.length === 0 && by.includes("created_date")) {
+      const other = by.find((field) => field !== "created_date")!;
+      const valueDimension = VALUE_DIMENSIONS[other];
+      if (valueDimension) {
+        const dayFirst = by[0] === "created_date";
+        const found = await this.consistently((db) =>
+          this.countByDayAndValue(db, valueDimension, filters.created),
+        );
+        const groups = found.map(({ day, value, count }) => {
+          const shownDay = formatDate(day * SECONDS_PER_DAY);
+          return { values: dayFirst ? [shownDay, value] : [value, shownDay], count };
+        });
+        return selectGroups(groups, query);
+      }
+    }
     if (by.length === 1) {
       const field = by[0]!;
       const valueDimension = VALUE_DIMENSIONS[field];
@@ -146,31 +163,46 @@ export class ComplaintCountStore {
       if (days !== "all") select = select.where("day", ">=", days.from).where("day", "<=", days.to);
       add(await select.groupBy("value").execute());
     }
+    for (const part of hours) add(await hourTotals(db, dimension, part));
+    for (const part of rows) add(await rowTotals(db, dimension, part));
+    return counts;
+  }
+
+  /**
+   * Complaints per created day and stored value of one field (`by=created_date,FIELD`), over a
+   * created range (or all), from the count tables: the groups as [day, value].
+   */
+  private async countByDayAndValue(
+    db: Reader,
+    dimension: ValueDimension,
+    range: TimeRange | undefined,
+  ): Promise<Array<{ day: number; value: string; count: number }>> {
+    const counts = new Map<string, { day: number; value: string; count: number }>();
+    const add = (day: number, value: string, count: number) => {
+      const key = `${day}\u0000${value}`;
+      const known = counts.get(key);
+      if (known) known.count += count;
+      else counts.set(key, { day, value, count });
+    };
+    const { days, hours, rows } = splitBuckets(range, true);
+    if (days) {
+      let select = db
+        .selectFrom("complaint_counts")
+        .select(["day", "value", "count"])
+        .where("dimension", "=", dimension.day);
+      if (days !== "all") select = select.where("day", ">=", days.from).where("day", "<=", days.to);
+      for (const row of await select.execute()) add(Number(row.day), row.value, Number(row.count));
+    }
+    // Each part lies within one day.
     for (const part of hours) {
-      add(
-        await db
-          .selectFrom("complaint_hour_counts")
-          .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
-          .where("dimension", "=", dimension.hour)
-          .where("hour", ">=", part.from)
-          .where("hour", "<=", part.to)
-          .groupBy("value")
-          .execute(),
-      );
+      const day = Math.floor((part.from * SECONDS_PER_HOUR) / SECONDS_PER_DAY);
+      for (const row of await hourTotals(db, dimension, part)) add(day, row.key, Number(row.count));
     }
     for (const part of rows) {
-      const column = sql.ref(dimension.column);
-      add(
-        await db
-          .selectFrom("complaints")
-          .select([sql<string>`${column}`.as("key"), (eb) => eb.fn.countAll<number>().as("count")])
-          .where("created_at", ">=", part.from)
-          .where("created_at", "<=", part.to)
-          .groupBy(column)
-          .execute(),
-      );
+      const day = Math.floor(part.from / SECONDS_PER_DAY);
+      for (const row of await rowTotals(db, dimension, part)) add(day, row.key, Number(row.count));
     }
-    return counts;
+    return [...counts.values()].filter((group) => group.count > 0);
   }
 
   /** Complaints per created day (violation day for `violation`) of one dimension value, from the count tables. */
@@ -321,6 +353,38 @@ export class ComplaintCountStore {
       .execute();
     return rows.map((row) => row.value).filter((subject) => matchKey(subject) === key);
   }
+}
+
+/** Complaints per stored value in a run of whole hours (bucket numbers), from the hourly counts. */
+function hourTotals(
+  db: Reader,
+  dimension: ValueDimension,
+  hours: TimeRange,
+): Promise<Array<{ key: string; count: number | string }>> {
+  return db
+    .selectFrom("complaint_hour_counts")
+    .select(["value as key", (eb) => eb.fn.sum<number>("count").as("count")])
+    .where("dimension", "=", dimension.hour)
+    .where("hour", ">=", hours.from)
+    .where("hour", "<=", hours.to)
+    .groupBy("value")
+    .execute();
+}
+
+/** Complaints per stored value created in a range of moments, grouped on rows. */
+function rowTotals(
+  db: Reader,
+  dimension: ValueDimension,
+  moments: TimeRange,
+): Promise<Array<{ key: string; count: number | string }>> {
+  const column = sql.ref(dimension.column);
+  return db
+    .selectFrom("complaints")
+    .select([sql<string>`${column}`.as("key"), (eb) => eb.fn.countAll<number>().as("count")])
+    .where("created_at", ">=", moments.from)
+    .where("created_at", "<=", moments.to)
+    .groupBy(column)
+    .execute();
 }
 
 /** The filters other than the created range that a request gives. */
