@@ -61,9 +61,16 @@ export const COMPLAINT_COUNT_PARAMETERS: readonly string[] = [
   ...COUNT_OPTION_PARAMETERS,
 ];
 
-/** Whether the complaint counts endpoint takes a parameter of this name (whatever its value). */
+/**
+ * Whether the complaint counts endpoint reads a parameter of this name (whatever its value): its
+ * own, and the list's paging parameters, which it refuses rather than ignores.
+ */
 export function isComplaintCountParameterName(name: string): boolean {
-  return name === "api_key" || COMPLAINT_COUNT_PARAMETERS.includes(name);
+  return (
+    name === "api_key" ||
+    COMPLAINT_COUNT_PARAMETERS.includes(name) ||
+    (PAGING_PARAMETERS as readonly string[]).includes(name)
+  );
 }
 
 /**

@@ -26,10 +26,14 @@ export interface NoticeCountQuery extends CountOptions {
 /** List parameters that order or shape a page, which a counts answer has none of. */
 const NOT_FOR_COUNTS = /^(?:sort_by|sort_order|sort\[.*|fields\[.*)$/;
 
-/** Whether the notice counts endpoint takes a parameter of this name (whatever its value). */
+/**
+ * Whether the notice counts endpoint reads a parameter of this name (whatever its value): its own,
+ * the list's filters, and the list's paging, sorting and fieldset parameters, which it refuses
+ * rather than ignores.
+ */
 export function isNoticeCountParameterName(name: string): boolean {
   if ((COUNT_OPTION_PARAMETERS as readonly string[]).includes(name)) return true;
-  if ((PAGING_PARAMETERS as readonly string[]).includes(name) || NOT_FOR_COUNTS.test(name)) return false;
+  if ((PAGING_PARAMETERS as readonly string[]).includes(name) || NOT_FOR_COUNTS.test(name)) return true;
   return isNoticeParameterName(name);
 }
 

@@ -444,6 +444,22 @@ for (const dialect of DIALECTS) {
       await noticeCounts("by=year&date=2015-06-01", "year", (notice) => notice.date === "2015-06-01");
     });
 
+    it("with --ignore-unknown-parameters, ignores what it does not know but still refuses paging", async () => {
+      const lenient = await startTestServer({ db, ignoreUnknownParameters: true });
+      try {
+        const ignored = await lenient.get(`${COUNTS}?by=state&county=x`, { "X-Api-Key": apiKey });
+        assert.equal(ignored.status, 200, ignored.body);
+        assert.equal(ignored.headers["ignored-parameters"], "county");
+        assert.deepEqual(ignored.json().data, expected(rows, ["state"], () => true).data);
+        for (const path of [`${COUNTS}?by=state&offset=0`, `${NOTICE_COUNTS}?by=year&page[limit]=1`]) {
+          const refused = await lenient.get(path, { "X-Api-Key": apiKey });
+          assert.equal(refused.status, 400, `${path}: ${refused.body}`);
+        }
+      } finally {
+        await lenient.stop();
+      }
+    });
+
     it("answers with an ETag and Last-Modified, and 304 to a matching If-None-Match", async () => {
       for (const path of [`${COUNTS}?by=state`, `${NOTICE_COUNTS}?by=year`]) {
         const first = await get(path);
