@@ -18,7 +18,7 @@ import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-wr
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
 
-/** Distinct (dimension, value, day) counts held before they are written out. */
+/** Distinct (dimension, value, day or hour) counts and caller numbers held before they are written out. */
 const MAX_PENDING_COUNTS = 50_000;
 
 /**
@@ -33,13 +33,15 @@ const INDEX_BUILD_CACHE_KIB = 4096;
 const INDEX_BUILD_THREADS = 2;
 
 /**
- * SQLite: prepared statements in one IMMEDIATE transaction; daily counts summed in memory and
- * written (added to what is stored) whenever MAX_PENDING_COUNTS of them are pending and at commit,
+ * SQLite: prepared statements in one IMMEDIATE transaction; daily and hourly counts, and caller
+ * numbers' totals, summed in memory and written (added to what is stored) whenever
+ * MAX_PENDING_COUNTS of them are pending and at commit,
  * so memory stays flat however many days and cities a file spans.
  *
- * Into an empty table (a first load) every index but the primary key (and the count tables' indexes) is dropped at `begin` and
- * built at `commit`, inside the same transaction (a rollback restores them): building an index
- * once is far cheaper than updating it row by row. Unless `keepIdIndex`, the unique id index goes
+ * Into an empty table (a first load) every index but the primary key, and the count tables'
+ * indexes of migration 012, are dropped at `begin` and built at `commit`, inside the same
+ * transaction (a rollback restores them): building an index once is far cheaper than updating it
+ * row by row. Unless `keepIdIndex`, the unique id index goes
  * too: ids derived from extract rows (`complaintId`) begin with the created time, so the primary
  * key (created_at, id) already refuses a repeated id, except between rows whose created times fall
  * outside 1970-2106 (the id's time is clamped there). Should the unique index then fail to build,
