@@ -9,8 +9,8 @@ export interface TimeRange {
   to: number;
 }
 
-/** A validated complaint list request. State and city are match keys (see `matchKey`). */
-export interface ComplaintQuery {
+/** The filters of a complaint request. State and city are match keys (see `matchKey`). */
+export interface ComplaintFilters {
   created?: TimeRange;
   violation?: TimeRange;
   state?: string;
@@ -18,6 +18,10 @@ export interface ComplaintQuery {
   areaCode?: string;
   robocall?: "Y" | "N";
   phone?: string;
+}
+
+/** A validated complaint list request. */
+export interface ComplaintQuery extends ComplaintFilters {
   order: "ASC" | "DESC";
   limit: number;
   offset: number;
@@ -59,36 +63,61 @@ export function isComplaintParameterName(name: string): boolean {
  * ApiError (400) naming the parameter and what it accepts. Nothing is silently ignored.
  */
 export function parseComplaintQuery(params: ReadonlyArray<readonly [string, string]>): ComplaintQuery {
-  const values = readParameters(params);
+  const values = readComplaintParameters(params, COMPLAINT_PARAMETERS);
   const query: ComplaintQuery = { order: "DESC", limit: MAX_ITEMS_PER_PAGE, offset: 0 };
-  const created = intersect(
-    dayParameter(values, "created_date"),
-    rangeParameters(values, "created_date_from", "created_date_to"),
-  );
-  if (created) query.created = created;
-  const violation = intersect(
-    dayParameter(values, "violation_date"),
-    rangeParameters(values, "violation_date_from", "violation_date_to"),
-  );
-  if (violation) query.violation = violation;
-  readPlaceFilters(values, query);
-  readCallerFilters(values, query);
+  readComplaintFilters(values, query, "list");
   readOrderAndPage(values, query);
   return query;
 }
 
-/** The parameters by name, unquoted; unknown, repeated, empty or control-character values refused. */
-function readParameters(params: ReadonlyArray<readonly [string, string]>): Map<ComplaintParameter, string> {
-  const values = new Map<ComplaintParameter, string>();
+/**
+ * How filters may combine: `list` as the complaint list (and the live service) takes them (`city`
+ * only with `state`, at most one of `state`, `area_code` and `is_robocall`); `any` in any
+ * AND-combination, `city` alone matching that city in every state.
+ */
+export type FilterCombinations = "list" | "any";
+
+/**
+ * Reads the complaint list's filters from parameters read by `readComplaintParameters` into
+ * `filters`, with the list's value syntax; throws the list's 400s.
+ */
+export function readComplaintFilters(
+  values: ReadonlyMap<string, string>,
+  filters: ComplaintFilters,
+  combinations: FilterCombinations,
+): void {
+  const created = intersect(
+    dayParameter(values, "created_date"),
+    rangeParameters(values, "created_date_from", "created_date_to"),
+  );
+  if (created) filters.created = created;
+  const violation = intersect(
+    dayParameter(values, "violation_date"),
+    rangeParameters(values, "violation_date_from", "violation_date_to"),
+  );
+  if (violation) filters.violation = violation;
+  readPlaceFilters(values, filters, combinations);
+  readCallerFilters(values, filters);
+}
+
+/**
+ * The parameters by name, unquoted; names not in `accepted`, repeated, empty or control-character
+ * values refused (`api_key` is skipped: the gateway consumes it).
+ */
+export function readComplaintParameters(
+  params: ReadonlyArray<readonly [string, string]>,
+  accepted: readonly string[],
+): Map<string, string> {
+  const values = new Map<string, string>();
   for (const [name, raw] of params) {
     if (name === "api_key") continue;
-    if (!KNOWN.has(name)) {
+    if (!accepted.includes(name)) {
       throw new ApiError("UNKNOWN_PARAMETER", {
         parameter: name,
-        detail: `The query parameter '${name}' is not supported. Accepted parameters: ${COMPLAINT_PARAMETERS.join(", ")}, api_key.`,
+        detail: `The query parameter '${name}' is not supported. Accepted parameters: ${accepted.join(", ")}, api_key.`,
       });
     }
-    const key = name as ComplaintParameter;
+    const key = name;
     if (values.has(key)) {
       throw invalid(key, `The query parameter '${name}' was given more than once; give it once.`);
     }
@@ -106,17 +135,21 @@ function readParameters(params: ReadonlyArray<readonly [string, string]>): Map<C
   return values;
 }
 
-/** `state` (with `city`), `area_code` and `is_robocall`, of which one at most. */
-function readPlaceFilters(values: Map<ComplaintParameter, string>, query: ComplaintQuery): void {
+/** `state` (with `city`), `area_code` and `is_robocall`, of which one at most for the list. */
+function readPlaceFilters(
+  values: ReadonlyMap<string, string>,
+  query: ComplaintFilters,
+  combinations: FilterCombinations,
+): void {
   const state = values.get("state");
   const city = values.get("city");
   const areaCode = values.get("area_code");
   const robocall = values.get("is_robocall");
-  if (city !== undefined && state === undefined) {
+  if (combinations === "list" && city !== undefined && state === undefined) {
     throw invalid("city", "The parameter 'city' must be used together with 'state' (a full state name).");
   }
   const exclusive = (["state", "area_code", "is_robocall"] as const).filter((name) => values.has(name));
-  if (exclusive.length > 1) {
+  if (combinations === "list" && exclusive.length > 1) {
     throw invalid(
       exclusive[1]!,
       `Only one of 'state', 'area_code' and 'is_robocall' may be given; this request has ${exclusive.map((name) => `'${name}'`).join(" and ")}.`,
@@ -146,7 +179,7 @@ function readPlaceFilters(values: Map<ComplaintParameter, string>, query: Compla
 }
 
 /** `company_phone_number`: the caller's number, digits only. */
-function readCallerFilters(values: Map<ComplaintParameter, string>, query: ComplaintQuery): void {
+function readCallerFilters(values: ReadonlyMap<string, string>, query: ComplaintFilters): void {
   const phone = values.get("company_phone_number");
   if (phone !== undefined) {
     if (!/^\d{1,20}$/.test(phone)) {
@@ -160,7 +193,7 @@ function readCallerFilters(values: Map<ComplaintParameter, string>, query: Compl
 }
 
 /** `sort_by` (created_date only), `sort_order`, `items_per_page` and `offset`. */
-function readOrderAndPage(values: Map<ComplaintParameter, string>, query: ComplaintQuery): void {
+function readOrderAndPage(values: ReadonlyMap<string, string>, query: ComplaintQuery): void {
   const sortBy = values.get("sort_by");
   if (sortBy !== undefined && !["created_date", "created-date"].includes(sortBy.toLowerCase())) {
     throw invalid("sort_by", `Complaints can only be sorted by 'created_date'; got '${sortBy}'.`);
@@ -214,10 +247,7 @@ function integer(text: string): number | null {
   return Number(text);
 }
 
-function dayParameter(
-  values: Map<ComplaintParameter, string>,
-  name: ComplaintParameter,
-): TimeRange | undefined {
+function dayParameter(values: ReadonlyMap<string, string>, name: ComplaintParameter): TimeRange | undefined {
   const text = values.get(name);
   if (text === undefined) return undefined;
   const start = parseDate(text);
@@ -231,7 +261,7 @@ function dayParameter(
 }
 
 function rangeParameters(
-  values: Map<ComplaintParameter, string>,
+  values: ReadonlyMap<string, string>,
   fromName: ComplaintParameter,
   toName: ComplaintParameter,
 ): TimeRange | undefined {

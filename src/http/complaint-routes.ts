@@ -3,6 +3,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { COMPLAINTS } from "../domain/collections.js";
 import { COMPLAINT_ID_PATTERN } from "../domain/complaint.js";
+import {
+  COMPLAINT_COUNT_MEMBERS,
+  isComplaintCountParameterName,
+  parseComplaintCountQuery,
+} from "../domain/complaint-count-query.js";
 import { complaintEnvelope, complaintPageText } from "../domain/complaint-envelope.js";
 import {
   complaintCsvHeader,
@@ -11,6 +16,7 @@ import {
 } from "../domain/complaint-export-text.js";
 import type { ComplaintQuery } from "../domain/complaint-query.js";
 import { isComplaintParameterName, parseComplaintQuery } from "../domain/complaint-query.js";
+import { countsDocument } from "../domain/count-options.js";
 import type { ExportFormat } from "../domain/export-format.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import { AnswerCache, type AnswerCacheWatcher, type CachedAnswer, sendAnswer } from "./answer-cache.js";
@@ -19,7 +25,8 @@ import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
 /**
- * `GET /v0/dnc-complaints` and `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4). Answers carry an ETag
+ * `GET /v0/dnc-complaints`, `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4) and
+ * `GET /v0/dnc-complaints/counts` (docs/api.md, "Counts"). Answers carry an ETag
  * and are kept in an AnswerCache until the data changes (at once on SQLite, within a second on
  * PostgreSQL); a matching If-None-Match gets 304. With `format=csv` or `format=ndjson` (or such an
  * Accept), the list is an export: every matching complaint, streamed (see `sendExport`).
@@ -85,6 +92,22 @@ export function registerComplaintRoutes(
       close: () => exported.close(),
     });
   }
+
+  // Counts answers are kept as lists are, in a cache of their own (not in the
+  // answer-cache metrics, which show each collection's list cache).
+  const countsCache = new AnswerCache(complaints.version, 8 * 1024 * 1024);
+  app.get(`${COMPLAINTS.path}/counts`, async (req, reply) => {
+    const query = parseComplaintCountQuery(
+      parametersToParse(queryPairs(req.url), isComplaintCountParameterName, unknownParameters, reply),
+    );
+    const selfUrl = `${publicBaseUrl(req, baseUrl)}${withoutApiKey(req.url)}`;
+    const answer = await countsCache.answer(selfUrl, async () => {
+      const result = await complaints.countGroups(query);
+      const members = query.by.map((field) => COMPLAINT_COUNT_MEMBERS[field]);
+      return countsDocument(query.by, members, result, selfUrl);
+    });
+    return sendAnswer(req, reply, answer, "application/json");
+  });
 
   app.get<{ Params: { id: string } }>(`${COMPLAINTS.path}/:id`, async (req, reply) => {
     const onlyKey = (name: string) => name === "api_key";

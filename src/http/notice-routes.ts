@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { NOTICES } from "../domain/collections.js";
+import { countsDocument } from "../domain/count-options.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
 import type { ExportFormat } from "../domain/export-format.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
+import { isNoticeCountParameterName, parseNoticeCountQuery } from "../domain/notice-count-query.js";
 import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
 import { noticeCsvHeader, noticeCsvText, noticeNdjsonText } from "../domain/notice-export-text.js";
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
@@ -98,6 +100,21 @@ export function registerNoticeRoutes(
       close: async () => {},
     });
   }
+
+  // Counts by year or month (docs/api.md, "Counts"): JSON, errors as the list's.
+  // Not in the answer-cache metrics, which show each collection's list cache.
+  const countsCache = new AnswerCache(notices.version, 2 * 1024 * 1024);
+  app.get(`${NOTICES.path}/counts`, async (req, reply) => {
+    const { path, pairs } = requestOf(req);
+    const query = parseNoticeCountQuery(
+      parametersToParse(pairs, isNoticeCountParameterName, unknownParameters, reply),
+    );
+    const selfUrl = req.errorVia ?? path;
+    const answer = await countsCache.answer(selfUrl, async () =>
+      countsDocument(query.by, query.by, await notices.countGroups(query), selfUrl),
+    );
+    return sendAnswer(req, reply, answer, "application/json");
+  });
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id`, async (req, reply) => {
     const { base, path, pairs } = requestOf(req);

@@ -4,10 +4,23 @@ import { SECONDS_PER_DAY } from "../domain/time.js";
 
 /**
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
- * them, one state, one city, ...), counted per day of `created_at` (or of `violation_at`).
+ * them, one state, one city, ...), counted per day of `created_at` (or of `violation_at`). The
+ * `shown_` dimensions and `subject` count by the value exactly as stored, for the counts endpoint's
+ * groups (the `state` and `city` dimensions count by match key, for filters); `shown_area` is
+ * counted per hour only (per day, `area` counts the same).
  */
 export interface Dimension {
-  name: "all" | "state" | "city" | "area" | "robocall" | "violation";
+  name:
+    | "all"
+    | "state"
+    | "city"
+    | "area"
+    | "robocall"
+    | "violation"
+    | "shown_state"
+    | "shown_city"
+    | "shown_area"
+    | "subject";
   value: string;
   column: "created_at" | "violation_at";
 }
@@ -37,6 +50,10 @@ export class DimensionTally {
     area: new Map(),
     robocall: new Map(),
     violation: new Map(),
+    shown_state: new Map(),
+    shown_city: new Map(),
+    shown_area: new Map(),
+    subject: new Map(),
   };
   /** Distinct (dimension, value, day) counts held. */
   size = 0;
@@ -52,6 +69,10 @@ export class DimensionTally {
     if (!only || only.has("robocall")) this.bump(this.tallies.robocall, complaint.robocall, bucket);
     if (!only || only.has("violation"))
       this.bump(this.tallies.violation, "", Math.floor(complaint.violationAt / this.bucketSeconds));
+    if (!only || only.has("shown_state")) this.bump(this.tallies.shown_state, complaint.state, bucket);
+    if (!only || only.has("shown_city")) this.bump(this.tallies.shown_city, complaint.city, bucket);
+    if (!only || only.has("shown_area")) this.bump(this.tallies.shown_area, complaint.areaCode, bucket);
+    if (!only || only.has("subject")) this.bump(this.tallies.subject, complaint.subject, bucket);
   }
 
   private bump(values: Map<string, Map<number, number>>, value: string, day: number): void {
@@ -114,7 +135,24 @@ export const HOURLY_DIMENSIONS: ReadonlyArray<{
   { name: "state", value: "state_key", column: "created_at" },
   { name: "robocall", value: "robocall", column: "created_at" },
   { name: "violation", value: null, column: "violation_at" },
+  { name: "shown_state", value: "state", column: "created_at" },
+  { name: "shown_city", value: "city", column: "created_at" },
+  { name: "shown_area", value: "area_code", column: "created_at" },
+  { name: "subject", value: "subject", column: "created_at" },
 ];
+
+/** The dimensions `complaint_counts` holds per day: all but `shown_area` (per day, `area` is the same). */
+export const DAILY_DIMENSIONS: ReadonlySet<Dimension["name"]> = new Set([
+  "all",
+  "state",
+  "city",
+  "area",
+  "robocall",
+  "violation",
+  "shown_state",
+  "shown_city",
+  "subject",
+]);
 
 /** Whether `name` is counted per hour as well as per day. */
 export function isHourly(name: Dimension["name"]): boolean {

@@ -32,6 +32,47 @@ export function dropSecondaryIndexStatements(db: { schema: SchemaModule }): stri
   return Object.keys(SECONDARY_INDEXES).map((name) => db.schema.dropIndex(name).ifExists().compile().sql);
 }
 
+/**
+ * The indexes of the count tables that serve the counts endpoint (migration 012), by table: like
+ * the secondary indexes, dropped for a load into an empty database and built once at its commit.
+ */
+export const COUNT_TABLE_INDEXES: ReadonlyArray<{ name: string; table: string; columns: readonly string[] }> =
+  [
+    {
+      name: "complaint_counts_by_day",
+      table: "complaint_counts",
+      columns: ["dimension", "day", "value", "count"],
+    },
+    {
+      name: "complaint_hour_counts_by_hour",
+      table: "complaint_hour_counts",
+      columns: ["dimension", "hour", "value", "count"],
+    },
+    {
+      name: "complaint_phone_totals_by_count",
+      table: "complaint_phone_totals",
+      columns: ["count", "newest_at", "phone"],
+    },
+  ];
+
+/** `create index` statements for the count tables' indexes. */
+export function createCountIndexStatements(db: { schema: SchemaModule }): string[] {
+  return COUNT_TABLE_INDEXES.map(
+    ({ name, table, columns }) =>
+      db.schema
+        .createIndex(name)
+        .ifNotExists()
+        .on(table)
+        .columns([...columns])
+        .compile().sql,
+  );
+}
+
+/** `drop index` statements for the count tables' indexes. */
+export function dropCountIndexStatements(db: { schema: SchemaModule }): string[] {
+  return COUNT_TABLE_INDEXES.map(({ name }) => db.schema.dropIndex(name).ifExists().compile().sql);
+}
+
 /** `create unique index` for `complaints_id`, as migration 001 creates it. */
 export function createIdIndexStatement(db: { schema: SchemaModule }): string {
   return db.schema.createIndex("complaints_id").unique().on("complaints").column("id").compile().sql;

@@ -1,9 +1,12 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
 import type { Complaint, ComplaintRow } from "../domain/complaint.js";
+import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
+import type { CountResult } from "../domain/count-options.js";
 import { formatDateTime } from "../domain/date-time.js";
 import { CollectionVersion } from "./collection-version.js";
+import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
 import {
@@ -53,6 +56,7 @@ const COLUMNS = [
 export class ComplaintStore {
   readonly collection = COMPLAINTS;
   private readonly counts: DimensionCounts;
+  private readonly groups: ComplaintCountStore;
 
   /** `version`: the complaints' change detection, shared with this process's other caches of them. */
   constructor(
@@ -60,6 +64,14 @@ export class ComplaintStore {
     readonly version: CollectionVersion = new CollectionVersion(database, COMPLAINTS),
   ) {
     this.counts = new DimensionCounts(database, version);
+    this.groups = new ComplaintCountStore(database, (created) =>
+      this.total({ order: "DESC", limit: 0, offset: 0, ...(created ? { created } : {}) }),
+    );
+  }
+
+  /** Complaints counted by one or two fields, exactly (`GET /v0/dnc-complaints/counts`). */
+  countGroups(query: ComplaintCountQuery): Promise<CountResult> {
+    return this.groups.count(query);
   }
 
   async findById(id: string): Promise<Complaint | undefined> {

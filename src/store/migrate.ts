@@ -11,6 +11,7 @@ import { collectionVersion } from "./migrations/008-collection-version.js";
 import { dropUnused } from "./migrations/009-drop-unused.js";
 import { dropNoticeVersion } from "./migrations/010-drop-notice-version.js";
 import { violationDayIndex } from "./migrations/011-violation-day-index.js";
+import { countGroups } from "./migrations/012-count-groups.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["009-drop-unused", dropUnused],
   ["010-drop-notice-version", dropNoticeVersion],
   ["011-violation-day-index", violationDayIndex],
+  ["012-count-groups", countGroups],
 ];
 
 /** The migrations for the database's dialect, by name. */

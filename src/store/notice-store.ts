@@ -1,6 +1,8 @@
 import { sql, type Transaction } from "kysely";
 import { NOTICES } from "../domain/collections.js";
+import { type CountResult, selectGroups } from "../domain/count-options.js";
 import { formatTimestamp, type Notice } from "../domain/notice.js";
+import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import type { FilterCondition, NoticeQuery } from "../domain/notice-query.js";
 import { CollectionVersion } from "./collection-version.js";
@@ -66,6 +68,32 @@ export class NoticeStore {
    */
   export(query: NoticeQuery): Promise<NoticePage> {
     return this.list({ ...query, offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  }
+
+  /**
+   * Notices matching the query's filter counted by the year (`YYYY`) or month (`YYYY-MM`) of their
+   * `date`, those without a date under null (`GET /v0/hsr-early-termination-notices/counts`).
+   */
+  async countGroups(query: NoticeCountQuery): Promise<CountResult> {
+    let snapshot = await this.current();
+    const listQuery = { filter: query.filter, sort: [], offset: 0, limit: 0, fields: undefined };
+    let resolved = await this.resolveInDatabase(snapshot, listQuery);
+    if (resolved === undefined) {
+      snapshot = await this.current({ after: snapshot.version });
+      resolved = (await this.resolveInDatabase(snapshot, listQuery)) ?? new Map();
+    }
+    const matches = snapshot.matching(query.filter, resolved);
+    const length = query.by[0] === "year" ? 4 : 7;
+    const counts = new Map<string | null, number>();
+    const tally = (position: number) => {
+      const date = snapshot.notices[position]!.date;
+      const key = date === null || date === undefined ? null : date.slice(0, length);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    };
+    if (matches === undefined) for (let position = 0; position < snapshot.size; position++) tally(position);
+    else for (const position of matches.positions) tally(position);
+    const groups = [...counts].map(([key, count]) => ({ values: [key], count }));
+    return selectGroups(groups, query);
   }
 
   /** The notice with this id (ids are stored lowered), or undefined. */

@@ -36,6 +36,16 @@ export interface ComplaintHourCountTable {
   count: number;
 }
 
+/**
+ * Each caller number's complaints and the created time of its newest (seconds), kept by the
+ * writers with the rows: the candidates of a counts request for numbers with N or more complaints.
+ */
+export interface ComplaintPhoneTotalTable {
+  phone: string;
+  count: number;
+  newest_at: number;
+}
+
 export interface ApiKeyTable {
   id: Generated<number>;
   prefix: string;
@@ -122,6 +132,7 @@ export interface Schema {
   complaints: ComplaintTable;
   complaint_counts: ComplaintCountTable;
   complaint_hour_counts: ComplaintHourCountTable;
+  complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;
   notices: NoticeTable;

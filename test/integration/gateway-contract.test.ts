@@ -36,12 +36,16 @@ interface Route {
   path(ids: Ids): string;
   /** Parameters of a valid request (kept in the HTTPS_REQUIRED address), if any. */
   query: string;
+  /** Parameters every request to the route carries (the counts' `by`), if any. */
+  required?: string;
   /** What the answer to the valid request holds. */
   holds(body: any, ids: Ids): void;
   /** A parameter the route refuses, and its name in the error. */
   bad: { query: string; parameter: string };
   /** The content type of the route's answers and of its own errors. */
   type: RegExp;
+  /** The content type of its own errors, when it is not that of its answers. */
+  errorType?: RegExp;
   /** Errors in Drupal's form: a `jsonapi` member and `links.via` (the notices), else plain JSON:API errors. */
   drupal: boolean;
 }
@@ -103,6 +107,37 @@ const ROUTES: Route[] = [
     holds: (body) => assert.equal(body.data, null),
     bad: { query: "sort=title", parameter: "sort" },
     type: JSON_API_TYPE,
+    drupal: true,
+  },
+  {
+    name: `${COMPLAINTS}/counts`,
+    path: () => `${COMPLAINTS}/counts`,
+    required: "by=state",
+    query: "created_date_from=2024-02-25&created_date_to=2024-02-29",
+    holds: (body) => {
+      assert.deepEqual(body.meta.by, ["state"]);
+      assert.equal(body.meta["record-total"], COMPLAINT_ROWS);
+      assert.equal(
+        body.data.reduce((sum: number, group: any) => sum + group.count, 0),
+        COMPLAINT_ROWS,
+      );
+    },
+    bad: { query: "min_count=0", parameter: "min_count" },
+    type: JSON_TYPE,
+    drupal: false,
+  },
+  {
+    name: `${NOTICES}/counts`,
+    path: () => `${NOTICES}/counts`,
+    required: "by=year",
+    query: "filter[title][operator]=CONTAINS&filter[title][value]=a",
+    holds: (body) => {
+      assert.deepEqual(body.meta.by, ["year"]);
+      assert.ok(body.meta["record-total"] > 0 && body.meta["record-total"] <= NOTICE_ROWS);
+    },
+    bad: { query: "page[limit]=1", parameter: "page[limit]" },
+    type: JSON_TYPE,
+    errorType: JSON_API_TYPE,
     drupal: true,
   },
   {
@@ -187,14 +222,20 @@ for (const dialect of DIALECTS) {
     after(() => server?.stop());
 
     const signup = () => `${server.httpsUrl}/signup`;
-    const withQuery = (path: string, query: string) => (query === "" ? path : `${path}?${query}`);
+    /** The route's path with its required parameters and `query`. */
+    const request = (route: Route, query = "") => {
+      const parameters = [route.required ?? "", query].filter((part) => part !== "").join("&");
+      return parameters === "" ? route.path(ids) : `${route.path(ids)}?${parameters}`;
+    };
+    /** `url` with one more parameter. */
+    const adding = (url: string, parameter: string) => `${url}${url.includes("?") ? "&" : "?"}${parameter}`;
 
     for (const route of ROUTES) {
       it(`${route.name}: a valid request is 200 with the limit headers; the header wins over api_key; DEMO_KEY works`, async () => {
-        const path = withQuery(route.path(ids), route.query);
+        const path = request(route, route.query);
         for (const res of [
           await server.get(path, { "X-Api-Key": key }),
-          await server.get(`${path}${route.query ? "&" : "?"}api_key=wrong`, { "X-Api-Key": key }),
+          await server.get(adding(path, "api_key=wrong"), { "X-Api-Key": key }),
         ]) {
           assert.equal(res.status, 200, res.body);
           assert.match(String(res.headers["content-type"]), route.type);
@@ -209,9 +250,9 @@ for (const dialect of DIALECTS) {
 
       it(`${route.name}: a bad parameter is 400 in the collection's error format, naming it, after the key`, async () => {
         const path = route.path(ids);
-        const res = await server.get(`${path}?${route.bad.query}&api_key=${key}`);
+        const res = await server.get(`${request(route, route.bad.query)}&api_key=${key}`);
         assert.equal(res.status, 400, res.body);
-        assert.match(String(res.headers["content-type"]), route.type);
+        assert.match(String(res.headers["content-type"]), route.errorType ?? route.type);
         assert.ok(!res.body.includes(key), "the key is never echoed");
         const body = res.json();
         assert.deepEqual(Object.keys(body), route.drupal ? ["jsonapi", "errors"] : ["errors"]);
@@ -228,15 +269,15 @@ for (const dialect of DIALECTS) {
         } else {
           assert.equal(error.links, undefined);
         }
-        const unkeyed = await server.get(`${path}?${route.bad.query}`);
+        const unkeyed = await server.get(request(route, route.bad.query));
         assertGatewayError(unkeyed, 403, "API_KEY_MISSING");
       });
 
       it(`${route.name}: a missing key is 403 API_KEY_MISSING naming the sign-up address`, async () => {
-        const path = route.path(ids);
+        const path = request(route);
         for (const res of [
           await server.get(path),
-          await server.get(`${path}?api_key=`),
+          await server.get(adding(path, "api_key=")),
           await server.get(path, { "X-Api-Key": "" }),
         ]) {
           assertGatewayError(res, 403, "API_KEY_MISSING", `No api_key was supplied. Get one at ${signup()}`);
@@ -245,9 +286,9 @@ for (const dialect of DIALECTS) {
       });
 
       it(`${route.name}: an unknown key is 403 API_KEY_INVALID`, async () => {
-        const path = route.path(ids);
+        const path = request(route);
         for (const res of [
-          await server.get(`${path}?api_key=nope`),
+          await server.get(adding(path, "api_key=nope")),
           await server.get(path, { "X-Api-Key": `${key}x` }),
         ]) {
           assertGatewayError(
@@ -261,7 +302,7 @@ for (const dialect of DIALECTS) {
       });
 
       it(`${route.name}: a disabled key is 403 API_KEY_DISABLED`, async () => {
-        const res = await server.get(route.path(ids), { "X-Api-Key": disabled });
+        const res = await server.get(request(route), { "X-Api-Key": disabled });
         assertGatewayError(
           res,
           403,
@@ -272,7 +313,7 @@ for (const dialect of DIALECTS) {
       });
 
       it(`${route.name}: a key's hourly limit, with headers, 429 and Retry-After, refused requests not counted`, async () => {
-        const path = route.path(ids);
+        const path = request(route);
         const limited = await createTestKey(db, { email: "limits@example.com", limitPerHour: 5 });
         for (let index = 0; index < 5; index++) {
           const res = await server.get(path, { "X-Api-Key": limited });
@@ -302,9 +343,9 @@ for (const dialect of DIALECTS) {
       });
 
       it(`${route.name}: plain HTTP is 400 HTTPS_REQUIRED naming the HTTPS address, before the key`, async () => {
-        const path = withQuery(route.path(ids), route.query);
+        const path = request(route, route.query);
         const httpsPort = new URL(server.httpsUrl).port;
-        const keyed = await fetchRaw(`${server.httpUrl}${path}${route.query ? "&" : "?"}api_key=${key}`);
+        const keyed = await fetchRaw(`${server.httpUrl}${adding(path, `api_key=${key}`)}`);
         assertGatewayError(
           keyed,
           400,
@@ -312,7 +353,7 @@ for (const dialect of DIALECTS) {
           `Requests must be made over HTTPS. Try accessing the API at: https://127.0.0.1:${httpsPort}${path}`,
         );
         assert.ok(!keyed.body.includes(key), "the key is never echoed");
-        assertGatewayError(await fetchRaw(`${server.httpUrl}${route.path(ids)}`), 400, "HTTPS_REQUIRED");
+        assertGatewayError(await fetchRaw(`${server.httpUrl}${request(route)}`), 400, "HTTPS_REQUIRED");
         const spoofed = await fetchRaw(`${server.httpUrl}${path}`, {
           headers: { "X-Forwarded-Proto": "https", "X-Api-Key": key },
         });
@@ -321,7 +362,7 @@ for (const dialect of DIALECTS) {
 
       it(`${route.name}: writes are 405 with a JSON body`, async () => {
         for (const method of ["POST", "PUT", "PATCH", "DELETE"]) {
-          const res = await server.get(route.path(ids), { "X-Api-Key": key }, method);
+          const res = await server.get(request(route), { "X-Api-Key": key }, method);
           assert.equal(res.status, 405);
           assert.equal(res.json().error.code, "METHOD_NOT_ALLOWED");
           assert.match(String(res.headers.allow), /GET/);
@@ -332,13 +373,13 @@ for (const dialect of DIALECTS) {
     it("a key's limit counts every route of both collections together", async () => {
       const limited = await createTestKey(db, { email: "shared@example.com", limitPerHour: ROUTES.length });
       for (const [index, route] of ROUTES.entries()) {
-        const res = await server.get(route.path(ids), { "X-Api-Key": limited });
+        const res = await server.get(request(route), { "X-Api-Key": limited });
         assert.equal(res.status, 200, `${route.name}: ${res.body}`);
         assert.equal(res.headers["x-ratelimit-limit"], String(ROUTES.length));
         assert.equal(res.headers["x-ratelimit-remaining"], String(ROUTES.length - 1 - index));
       }
       for (const route of ROUTES) {
-        const res = await server.get(route.path(ids), { "X-Api-Key": limited });
+        const res = await server.get(request(route), { "X-Api-Key": limited });
         assertGatewayError(res, 429, "OVER_RATE_LIMIT");
         assert.ok(Number(res.headers["retry-after"]) > 0);
       }

@@ -15,7 +15,16 @@ async function expectedHourCounts(location: string): Promise<HourCount[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["created_at", "violation_at", "state_key", "robocall"])
+      .select([
+        "created_at",
+        "violation_at",
+        "state_key",
+        "state",
+        "city",
+        "area_code",
+        "subject",
+        "robocall",
+      ])
       .execute();
     const counts = new Map<string, number>();
     const add = (dimension: string, value: string, at: number) => {
@@ -27,6 +36,10 @@ async function expectedHourCounts(location: string): Promise<HourCount[]> {
       add("state", row.state_key, row.created_at);
       add("robocall", row.robocall, row.created_at);
       add("violation", "", row.violation_at);
+      add("shown_state", row.state, row.created_at);
+      add("shown_city", row.city, row.created_at);
+      add("shown_area", row.area_code, row.created_at);
+      add("subject", row.subject, row.created_at);
     }
     return [...counts].map(([key, count]) => {
       const [dimension, value, hour] = JSON.parse(key) as [string, string, number];
@@ -101,7 +114,9 @@ for (const dialect of DIALECTS) {
       }
       const listed = await runCli(["keys", "list", "--db", db]);
       assert.equal(listed.code, 0, listed.stderr);
-      const expected = await expectedHourCounts(db);
+      // Migration 005 counts its own dimensions; the others are migration 012's (counts.test.ts).
+      const of005 = (count: HourCount) => ["all", "state", "robocall", "violation"].includes(count.dimension);
+      const expected = (await expectedHourCounts(db)).filter(of005);
       assert.deepEqual((await storedHourCounts(db)).sort(byKey), expected.sort(byKey));
     });
   });

@@ -97,7 +97,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         insert into complaints (${COLUMNS})
         select ${COLUMNS} from complaint_staging
         on conflict do nothing
-        returning created_at, violation_at, state_key, city_key, area_code, robocall
+        returning created_at, violation_at, state_key, city_key, area_code, robocall, state, city, subject, phone
       ), dimensions as (
         select 'all' as dimension, '' as value, ${day("created_at")} as day from added
         union all select 'state', state_key, ${day("created_at")} from added
@@ -105,6 +105,9 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         union all select 'area', area_code, ${day("created_at")} from added
         union all select 'robocall', robocall, ${day("created_at")} from added
         union all select 'violation', '', ${day("violation_at")} from added
+        union all select 'shown_state', state, ${day("created_at")} from added
+        union all select 'shown_city', city, ${day("created_at")} from added
+        union all select 'subject', subject, ${day("created_at")} from added
       ), counted as (
         insert into complaint_counts (dimension, value, day, count)
         select dimension, value, day, count(*) from dimensions group by dimension, value, day
@@ -118,6 +121,11 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         insert into complaint_hour_counts (dimension, value, hour, count)
         select dimension, value, hour, count(*) from hours group by dimension, value, hour
         on conflict (dimension, value, hour) do update set count = complaint_hour_counts.count + excluded.count
+      ), phone_totals as (
+        insert into complaint_phone_totals (phone, count, newest_at)
+        select phone, count(*), max(created_at) from added group by phone
+        on conflict (phone) do update set count = complaint_phone_totals.count + excluded.count,
+          newest_at = greatest(complaint_phone_totals.newest_at, excluded.newest_at)
       )
       select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`,
     );

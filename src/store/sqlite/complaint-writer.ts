@@ -5,10 +5,12 @@ import { matchKey } from "../../domain/complaint.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
 import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
-import { DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
+import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
 import {
+  createCountIndexStatements,
   createIdIndexStatement,
   createSecondaryIndexStatements,
+  dropCountIndexStatements,
   dropIdIndexStatement,
   dropSecondaryIndexStatements,
 } from "../complaint-indexes.js";
@@ -16,7 +18,7 @@ import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-wr
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
 
-/** Distinct (dimension, value, day) counts held before they are written out. */
+/** Distinct (dimension, value, day or hour) counts and caller numbers held before they are written out. */
 const MAX_PENDING_COUNTS = 50_000;
 
 /**
@@ -31,13 +33,15 @@ const INDEX_BUILD_CACHE_KIB = 4096;
 const INDEX_BUILD_THREADS = 2;
 
 /**
- * SQLite: prepared statements in one IMMEDIATE transaction; daily counts summed in memory and
- * written (added to what is stored) whenever MAX_PENDING_COUNTS of them are pending and at commit,
+ * SQLite: prepared statements in one IMMEDIATE transaction; daily and hourly counts, and caller
+ * numbers' totals, summed in memory and written (added to what is stored) whenever
+ * MAX_PENDING_COUNTS of them are pending and at commit,
  * so memory stays flat however many days and cities a file spans.
  *
- * Into an empty table (a first load) every index but the primary key is dropped at `begin` and
- * built at `commit`, inside the same transaction (a rollback restores them): building an index
- * once is far cheaper than updating it row by row. Unless `keepIdIndex`, the unique id index goes
+ * Into an empty table (a first load) every index but the primary key, and the count tables'
+ * indexes of migration 012, are dropped at `begin` and built at `commit`, inside the same
+ * transaction (a rollback restores them): building an index once is far cheaper than updating it
+ * row by row. Unless `keepIdIndex`, the unique id index goes
  * too: ids derived from extract rows (`complaintId`) begin with the created time, so the primary
  * key (created_at, id) already refuses a repeated id, except between rows whose created times fall
  * outside 1970-2106 (the id's time is clamped there). Should the unique index then fail to build,
@@ -47,11 +51,14 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly insertStatement: BetterSqlite3.Statement;
   private readonly countStatement: BetterSqlite3.Statement;
   private readonly hourCountStatement: BetterSqlite3.Statement;
-  private readonly counts = new DimensionTally();
+  private readonly phoneTotalStatement: BetterSqlite3.Statement;
+  private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
     SECONDS_PER_HOUR,
     new Set(HOURLY_DIMENSIONS.map((dimension) => dimension.name)),
   );
+  /** Per caller number, complaints added and the newest created time, not yet written. */
+  private readonly phoneTotals = new Map<string, { count: number; newestAt: number }>();
   private open = false;
   /** Loading into an empty table: secondary indexes are dropped and built once at commit. */
   private bulk = false;
@@ -76,6 +83,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_hour_counts (dimension, value, hour, count) values (?, ?, ?, ?)
         on conflict (dimension, value, hour) do update set count = count + excluded.count`,
     );
+    this.phoneTotalStatement = database.sqlite.prepare(
+      `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
+        on conflict (phone) do update set count = count + excluded.count,
+          newest_at = max(newest_at, excluded.newest_at)`,
+    );
   }
 
   async begin(options: BeginOptions = {}): Promise<void> {
@@ -92,11 +104,15 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.bulk = present === 0;
     this.buildIdIndex = this.bulk && !options.keepIdIndex;
     if (this.bulk)
-      for (const statement of dropSecondaryIndexStatements(this.database.db))
+      for (const statement of [
+        ...dropSecondaryIndexStatements(this.database.db),
+        ...dropCountIndexStatements(this.database.db),
+      ])
         this.database.sqlite.exec(statement);
     if (this.buildIdIndex) this.database.sqlite.exec(dropIdIndexStatement(this.database.db));
     this.counts.clear();
     this.hourCounts.clear();
+    this.phoneTotals.clear();
     this.added = 0;
     this.existing = 0;
   }
@@ -127,8 +143,16 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.added++;
       this.counts.add(complaint, stateKey, cityKey);
       this.hourCounts.add(complaint, stateKey, cityKey);
+      const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
+      if (phone === undefined)
+        this.phoneTotals.set(complaint.companyPhoneNumber, { count: 1, newestAt: complaint.createdAt });
+      else {
+        phone.count++;
+        if (complaint.createdAt > phone.newestAt) phone.newestAt = complaint.createdAt;
+      }
     }
-    if (this.counts.size + this.hourCounts.size >= MAX_PENDING_COUNTS) this.writeCounts();
+    if (this.counts.size + this.hourCounts.size + this.phoneTotals.size >= MAX_PENDING_COUNTS)
+      this.writeCounts();
   }
 
   private writeCounts(): void {
@@ -138,6 +162,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
     this.hourCounts.clear();
+    for (const [phone, total] of this.phoneTotals)
+      this.phoneTotalStatement.run(phone, total.count, total.newestAt);
+    this.phoneTotals.clear();
   }
 
   async commit(options?: CommitOptions): Promise<WriteResult> {
@@ -170,7 +197,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
           throw err;
         }
       }
-      for (const statement of createSecondaryIndexStatements(this.database.db)) sqlite.exec(statement);
+      for (const statement of [
+        ...createSecondaryIndexStatements(this.database.db),
+        ...createCountIndexStatements(this.database.db),
+      ])
+        sqlite.exec(statement);
     } finally {
       sqlite.pragma("threads = 0");
       sqlite.pragma(`cache_size = ${cacheSize}`);
@@ -182,6 +213,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     if (!this.open) return;
     this.counts.clear();
     this.hourCounts.clear();
+    this.phoneTotals.clear();
     this.database.sqlite.exec("rollback");
     this.end();
   }
