@@ -30,6 +30,12 @@ export type ComplaintRow = readonly [
   robocall: string,
 ];
 
+/** The complaint a row holds. */
+export function complaintFromRow(row: ComplaintRow): Complaint {
+  const [id, createdAt, violationAt, companyPhoneNumber, city, state, areaCode, subject, robocall] = row;
+  return { id, createdAt, violationAt, companyPhoneNumber, city, state, areaCode, subject, robocall };
+}
+
 /** The header of the FTC's daily and weekly extracts, unchanged since 2019. */
 export const COMPLAINT_CSV_HEADER = [
   "Company_Phone_Number",

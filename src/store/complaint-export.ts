@@ -1,9 +1,10 @@
 import type { CompiledQuery, Kysely } from "kysely";
-import type { Complaint } from "../domain/complaint.js";
+import { type Complaint, type ComplaintRow, complaintFromRow } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
 import { dimensionFor } from "./complaint-dimensions.js";
 import {
+  COMPLAINT_COLUMNS,
   equalityColumns,
   filterComplaints,
   isEmptyRange,
@@ -20,18 +21,6 @@ import type { Schema } from "./schema.js";
  * gives the event loop back between batches.
  */
 export const EXPORT_BATCH_ROWS = 1_000;
-
-const COLUMNS = [
-  "id",
-  "created_at",
-  "violation_at",
-  "phone",
-  "city",
-  "state",
-  "area_code",
-  "subject",
-  "robocall",
-] as const;
 
 /**
  * Every complaint a query matches, in its order, read from one snapshot: `total` and every batch
@@ -81,7 +70,7 @@ async function* readBatches(
   for (;;) {
     const rows = await snapshot.rows(batchQuery(db, query, after));
     if (rows.length === 0) return;
-    const batch = rows.map(toComplaint);
+    const batch = rows.map((row) => complaintFromRow(row as unknown as ComplaintRow));
     yield batch;
     if (rows.length < EXPORT_BATCH_ROWS) return;
     const last = batch[batch.length - 1]!;
@@ -98,7 +87,7 @@ function batchQuery(
   const descending = query.order === "DESC";
   const direction = descending ? "desc" : "asc";
   const day = violationDay(query);
-  let select = db.selectFrom("complaints").select(COLUMNS);
+  let select = db.selectFrom("complaints").select(COMPLAINT_COLUMNS);
   // One violation day is walked on its own index (in created order); a violation range is read in
   // created order on the other filters' index, since sorting it anew for every batch would cost
   // each batch the whole range.
@@ -192,18 +181,4 @@ async function totalIn(snapshot: ReadSnapshot, db: Kysely<Schema>, query: Compla
   if (fullFrom !== undefined && fullTo !== undefined)
     sum = sum.where("day", ">=", fullFrom).where("day", "<=", fullTo);
   return total + (await countOf(sum.compile()));
-}
-
-function toComplaint(row: unknown[]): Complaint {
-  return {
-    id: row[0] as string,
-    createdAt: Number(row[1]),
-    violationAt: Number(row[2]),
-    companyPhoneNumber: row[3] as string,
-    city: row[4] as string,
-    state: row[5] as string,
-    areaCode: row[6] as string,
-    subject: row[7] as string,
-    robocall: row[8] as string,
-  };
 }

@@ -3,6 +3,19 @@ import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
 import type { Schema } from "./schema.js";
 
+/** A complaint's columns in the order of `ComplaintRow` (domain/complaint.ts), for reads as rows. */
+export const COMPLAINT_COLUMNS = [
+  "id",
+  "created_at",
+  "violation_at",
+  "phone",
+  "city",
+  "state",
+  "area_code",
+  "subject",
+  "robocall",
+] as const;
+
 /**
  * Applies a complaint query's filters to a select, as pages and exports apply them. With `violationByScan`, the violation bounds are written so that
  * no engine can use the violation index (`+violation_at`), making it read in created order.

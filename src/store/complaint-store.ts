@@ -1,6 +1,6 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
-import type { Complaint, ComplaintRow } from "../domain/complaint.js";
+import { type Complaint, type ComplaintRow, complaintFromRow } from "../domain/complaint.js";
 import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
@@ -10,6 +10,7 @@ import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
 import {
+  COMPLAINT_COLUMNS,
   equalityColumns,
   filterComplaints,
   isEmptyRange,
@@ -35,18 +36,6 @@ interface BucketCount {
   from: number;
   to: number;
 }
-
-const COLUMNS = [
-  "id",
-  "created_at",
-  "violation_at",
-  "phone",
-  "city",
-  "state",
-  "area_code",
-  "subject",
-  "robocall",
-] as const;
 
 /**
  * Reads complaints. Totals come from the daily counts of `complaint_counts` plus at most two
@@ -75,12 +64,10 @@ export class ComplaintStore {
   }
 
   async findById(id: string): Promise<Complaint | undefined> {
-    const row = await this.database.db
-      .selectFrom("complaints")
-      .select(COLUMNS)
-      .where("id", "=", id)
-      .executeTakeFirst();
-    return row ? toComplaint(row) : undefined;
+    const [row] = await this.database.selectRows(
+      this.database.db.selectFrom("complaints").select(COMPLAINT_COLUMNS).where("id", "=", id).compile(),
+    );
+    return row ? complaintFromRow(row as unknown as ComplaintRow) : undefined;
   }
 
   async list(query: ComplaintQuery): Promise<ComplaintPage> {
@@ -155,7 +142,7 @@ export class ComplaintStore {
       (offset > 0 && !onTable) || rareViolation
         ? await this.byKeys(await page(complaints.select(["created_at", "id"])).execute())
         : ((await this.database.selectRows(
-            page(complaints.select(COLUMNS)).compile(),
+            page(complaints.select(COMPLAINT_COLUMNS)).compile(),
           )) as unknown as ComplaintRow[]);
     if (reversed) rows.reverse();
     return { total, rows };
@@ -173,14 +160,14 @@ export class ComplaintStore {
     const rows = (await this.database.selectRows(
       this.database.dialect === "sqlite"
         ? sql`select ${sql.join(
-            COLUMNS.map((column) => sql.ref(`complaints.${column}`)),
+            COMPLAINT_COLUMNS.map((column) => sql.ref(`complaints.${column}`)),
           )} from (values ${sql.join(keys.map((key) => sql`(${key.created_at}, ${key.id})`))}) as wanted
               cross join complaints on complaints.created_at = wanted.column1 and +complaints.id = wanted.column2`.compile(
             this.database.db,
           )
         : this.database.db
             .selectFrom("complaints")
-            .select(COLUMNS)
+            .select(COMPLAINT_COLUMNS)
             .where(
               "id",
               "in",
@@ -392,28 +379,4 @@ function queryOf(dimension: Dimension): ComplaintQuery {
       break;
   }
   return query;
-}
-
-function toComplaint(row: {
-  id: string;
-  created_at: number;
-  violation_at: number;
-  phone: string;
-  city: string;
-  state: string;
-  area_code: string;
-  subject: string;
-  robocall: string;
-}): Complaint {
-  return {
-    id: row.id,
-    companyPhoneNumber: row.phone,
-    createdAt: row.created_at,
-    violationAt: row.violation_at,
-    city: row.city,
-    state: row.state,
-    areaCode: row.area_code,
-    subject: row.subject,
-    robocall: row.robocall,
-  };
 }
