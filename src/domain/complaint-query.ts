@@ -65,7 +65,7 @@ export function isComplaintParameterName(name: string): boolean {
 export function parseComplaintQuery(params: ReadonlyArray<readonly [string, string]>): ComplaintQuery {
   const values = readComplaintParameters(params, COMPLAINT_PARAMETERS);
   const query: ComplaintQuery = { order: "DESC", limit: MAX_ITEMS_PER_PAGE, offset: 0 };
-  readComplaintFilters(values, query, "list");
+  readComplaintFilters(values, query, "any");
   readOrderAndPage(values, query);
   return query;
 }

@@ -43,11 +43,11 @@ const COMPLAINT_PARAMETER_DOCS: Record<ComplaintParameter, { description: string
   },
   state: {
     description:
-      "The consumer's state, as a full name, in any case. At most one of `state`, `area_code` and `is_robocall`.",
+      "The consumer's state, as a full name, in any case. Filters combine (AND) in any combination.",
     schema: { type: "string", example: "New York" },
   },
   city: {
-    description: "The consumer's city, in any case; needs `state`.",
+    description: "The consumer's city, in any case; without `state`, that city in every state.",
     schema: { type: "string", example: "Rochester" },
   },
   area_code: { description: "The consumer's area code.", schema: { type: "string", pattern: "^\\d+$" } },

@@ -108,6 +108,10 @@ export class DimensionTally {
  */
 export function dimensionFor(query: ComplaintQuery): Dimension | null {
   if (query.phone !== undefined) return null;
+  // A combination of place filters, or a city in every state, is counted on rows.
+  const places =
+    (query.state !== undefined ? 1 : 0) + (query.areaCode !== undefined ? 1 : 0) + (query.robocall ? 1 : 0);
+  if (places > 1 || (query.city !== undefined && query.state === undefined)) return null;
   if (query.violation) {
     const alone =
       !query.created && query.state === undefined && query.areaCode === undefined && !query.robocall;

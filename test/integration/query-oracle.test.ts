@@ -195,6 +195,7 @@ interface Spelled {
 
 type Place =
   | { kind: "state"; state: Spelled; city?: Spelled }
+  | { kind: "city"; city: Spelled }
   | { kind: "area"; code: string }
   | { kind: "robocall"; robocall: boolean; spelling: string };
 
@@ -204,6 +205,8 @@ interface ComplaintCase {
   violationDay?: { day: number; quoted: boolean };
   violation?: Range;
   place?: Place;
+  /** Several place filters of different kinds together (`place` is then absent). */
+  places?: Place[];
   phone?: string;
   sortBy?: string;
   sortOrder?: string;
@@ -351,6 +354,31 @@ const place: fc.Arbitrary<Place> = fc.oneof(
   },
 );
 
+/** A city alone: that city in every state. */
+const cityAlone: fc.Arbitrary<Place> = spelled(
+  fc.oneof({ weight: 3, arbitrary: fc.constant(bigCity) }, { weight: 1, arbitrary: pickFrom(allCities) }),
+).map((city) => ({ kind: "city" as const, city }));
+
+/** Two or three place filters of different kinds (a state or a city alone, an area code, a robocall flag). */
+const placeCombination: fc.Arbitrary<Place[]> = fc
+  .tuple(
+    fc.oneof(
+      { weight: 3, arbitrary: place.filter((one) => one.kind === "state") },
+      { weight: 1, arbitrary: cityAlone },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    ),
+    maybe(
+      place.filter((one) => one.kind === "area"),
+      0.6,
+    ),
+    maybe(
+      place.filter((one) => one.kind === "robocall"),
+      0.7,
+    ),
+  )
+  .map((places) => places.filter((one): one is Place => one !== undefined))
+  .filter((places) => places.length >= 2);
+
 /** `arbitrary`'s value in a share of the draws (0 to 1), else undefined (the parameter left out). */
 function maybe<T>(arbitrary: fc.Arbitrary<T>, share: number): fc.Arbitrary<T | undefined> {
   const present = Math.round(share * 100);
@@ -375,7 +403,8 @@ const mixedComplaintCase: fc.Arbitrary<ComplaintCase> = fc
     created: maybe(range(createdMoment), 0.35),
     violationDay: maybe(day(-30, DAYS), 0.08),
     violation: maybe(range(violationMoment), 0.2),
-    place: maybe(place, 0.45),
+    place: maybe(fc.oneof({ weight: 6, arbitrary: place }, { weight: 1, arbitrary: cityAlone }), 0.45),
+    places: maybe(placeCombination, 0.2),
     phone: maybe(
       fc.oneof(
         { weight: 6, arbitrary: pickFrom(COMPLAINTS.phones) },
@@ -388,7 +417,7 @@ const mixedComplaintCase: fc.Arbitrary<ComplaintCase> = fc
     itemsPerPage: maybe(fc.oneof(fc.integer({ min: 1, max: 50 }), fc.constantFrom(1, 2, 49, 50)), 0.6),
     offset: offsetSpec,
   })
-  .map(withoutUndefined);
+  .map((value) => withoutUndefined(value.places ? { ...value, place: undefined } : value));
 
 /**
  * One place filter (or none), perhaps within a created range, at an offset more than 1,000 from
@@ -438,6 +467,11 @@ function boundSeconds(bound: Bound, side: "from" | "to"): number {
   return side === "from" ? midnight : midnight + DAY - 1;
 }
 
+/** Every place filter of a case. */
+function placesOf(c: ComplaintCase): Place[] {
+  return c.places ?? (c.place ? [c.place] : []);
+}
+
 function complaintPairs(c: ComplaintCase, offset: number): Array<[string, string]> {
   const pairs: Array<[string, string]> = [];
   const dayText = (d: { day: number; quoted: boolean }) => {
@@ -456,12 +490,15 @@ function complaintPairs(c: ComplaintCase, offset: number): Array<[string, string
       ["violation_date_from", boundText(c.violation.from)],
       ["violation_date_to", boundText(c.violation.to)],
     );
-  if (c.place?.kind === "state") {
-    pairs.push(["state", quotedOrPadded(c.place.state.text, c.place.state.style)]);
-    if (c.place.city) pairs.push(["city", quotedOrPadded(c.place.city.text, c.place.city.style)]);
+  for (const one of placesOf(c)) {
+    if (one.kind === "state") {
+      pairs.push(["state", quotedOrPadded(one.state.text, one.state.style)]);
+      if (one.city) pairs.push(["city", quotedOrPadded(one.city.text, one.city.style)]);
+    }
+    if (one.kind === "city") pairs.push(["city", quotedOrPadded(one.city.text, one.city.style)]);
+    if (one.kind === "area") pairs.push(["area_code", one.code]);
+    if (one.kind === "robocall") pairs.push(["is_robocall", one.spelling]);
   }
-  if (c.place?.kind === "area") pairs.push(["area_code", c.place.code]);
-  if (c.place?.kind === "robocall") pairs.push(["is_robocall", c.place.spelling]);
   if (c.phone !== undefined) pairs.push(["company_phone_number", c.phone]);
   if (c.sortBy !== undefined) pairs.push(["sort_by", c.sortBy]);
   if (c.sortOrder !== undefined) pairs.push(["sort_order", c.sortOrder]);
@@ -494,12 +531,15 @@ function complaintWhere(c: ComplaintCase, p: SqlParameters): string {
   if (c.violationDay) between("violation_at", c.violationDay.day, c.violationDay.day + DAY - 1);
   if (c.violation)
     between("violation_at", boundSeconds(c.violation.from, "from"), boundSeconds(c.violation.to, "to"));
-  if (c.place?.kind === "state") {
-    where.push(`lower(trim(state)) = lower(trim(${p.text(c.place.state.text)}))`);
-    if (c.place.city) where.push(`lower(trim(city)) = lower(trim(${p.text(c.place.city.text)}))`);
+  for (const one of placesOf(c)) {
+    if (one.kind === "state") {
+      where.push(`lower(trim(state)) = lower(trim(${p.text(one.state.text)}))`);
+      if (one.city) where.push(`lower(trim(city)) = lower(trim(${p.text(one.city.text)}))`);
+    }
+    if (one.kind === "city") where.push(`lower(trim(city)) = lower(trim(${p.text(one.city.text)}))`);
+    if (one.kind === "area") where.push(`area_code = ${p.text(one.code)}`);
+    if (one.kind === "robocall") where.push(`robocall = ${p.text(one.robocall ? "Y" : "N")}`);
   }
-  if (c.place?.kind === "area") where.push(`area_code = ${p.text(c.place.code)}`);
-  if (c.place?.kind === "robocall") where.push(`robocall = ${p.text(c.place.robocall ? "Y" : "N")}`);
   if (c.phone !== undefined) where.push(`phone = ${p.text(c.phone)}`);
   return where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
 }
@@ -1252,7 +1292,7 @@ for (const dialect of DIALECTS) {
         tally.add("deep", offset > 1_000 && offset < total);
         tally.add("pastEnd", offset >= total && total > 0);
         const violation = c.violation !== undefined || c.violationDay !== undefined;
-        const others = c.created !== undefined || c.createdDay !== undefined || c.place !== undefined;
+        const others = c.created !== undefined || c.createdDay !== undefined || placesOf(c).length > 0;
         tally.add("violation alone", violation && !others && c.phone === undefined);
         tally.add("violation with others", violation && others);
         tally.add(
@@ -1264,11 +1304,15 @@ for (const dialect of DIALECTS) {
         tally.add("area code", c.place?.kind === "area");
         tally.add("robocall", c.place?.kind === "robocall");
         tally.add("phone", c.phone !== undefined);
+        tally.add("city alone", c.place?.kind === "city");
+        tally.add("place combination", c.places !== undefined);
+        tally.add("phone with a place", c.phone !== undefined && placesOf(c).length > 0);
         tally.add("ascending", complaintDirection(c) === "ASC");
         // Offsets that a count series places (past 1,000 from either end), per filter.
         const fromEitherEnd = Math.min(offset, total - offset - limit);
-        const placeName =
-          c.place === undefined
+        const placeName = c.places
+          ? "combination"
+          : c.place === undefined
             ? "no place"
             : c.place.kind === "state" && c.place.city
               ? "city"
