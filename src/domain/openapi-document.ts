@@ -443,8 +443,20 @@ const SCHEMAS = {
 export const OPENAPI_UNCHECKED =
   'Pages for people (`/signup` and its form, HTML) and CORS preflights (`OPTIONS`) are not described. Any other answer not described here is a 4xx or 5xx with the gateway\'s `{"error":{"code","message"}}` body (for example 404 `NOT_FOUND` for an unknown path, 405 `METHOD_NOT_ALLOWED`).';
 
+/**
+ * Parts of the API described apart, switched on by the server that serves them: the counts
+ * endpoints and the lists' export formats (docs/api.md, "Counts" and "Export").
+ */
+export interface OpenApiParts {
+  counts?: boolean;
+  export?: boolean;
+}
+
 /** The OpenAPI 3.1 description of the API, built from the same lists the parsers use. */
-export function openApiDocument(serverUrl: string): Record<string, unknown> {
+export function openApiDocument(serverUrl: string, parts: OpenApiParts = {}): Record<string, unknown> {
+  const paths = apiPaths();
+  if (parts.export) addExportFormats(paths);
+  if (parts.counts) Object.assign(paths, countsPaths());
   return {
     openapi: "3.1.0",
     info: {
@@ -454,13 +466,13 @@ export function openApiDocument(serverUrl: string): Record<string, unknown> {
     },
     servers: [{ url: serverUrl }],
     security: [{ headerKey: [] }, { queryKey: [] }],
-    paths: apiPaths(),
+    paths,
     components: {
       securitySchemes: {
         headerKey: { type: "apiKey", in: "header", name: "X-Api-Key" },
         queryKey: { type: "apiKey", in: "query", name: "api_key" },
       },
-      schemas: SCHEMAS,
+      schemas: parts.counts ? { ...SCHEMAS, ...COUNTS_SCHEMAS } : SCHEMAS,
     },
   };
 }
@@ -591,4 +603,229 @@ function apiPaths(): Record<string, unknown> {
       },
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Counts and export: described apart, added by `openApiDocument` only where the server serves
+// them (`OpenApiParts`). The shapes are BRIEF's shared contracts, as docs/api.md states them.
+// ---------------------------------------------------------------------------------------------
+
+/** Count options shared by both collections' counts endpoints. */
+const COUNT_OPTION_PARAMETERS = [
+  {
+    name: "min_count",
+    in: "query",
+    schema: { type: "integer", minimum: 1, default: 1 },
+    description: "Only groups with at least this many records.",
+  },
+  {
+    name: "limit",
+    in: "query",
+    schema: { type: "integer", minimum: 1, maximum: 100_000, default: 1000 },
+    description:
+      "The most groups in the answer. Paging parameters (`offset`, `items_per_page`, `page[...]`) are refused with 400.",
+  },
+  {
+    name: "sort",
+    in: "query",
+    schema: { type: "string", enum: ["-count", "key"], default: "-count" },
+    description:
+      "`-count`: count descending, ties by key ascending; `key`: by the group's values in `by` order.",
+  },
+];
+
+const COMPLAINT_COUNT_MEMBERS: Record<string, string> = {
+  created_date: "created-date",
+  violation_date: "violation-date",
+  state: "consumer-state",
+  city: "consumer-city",
+  area_code: "consumer-area-code",
+  subject: "subject",
+  is_robocall: "recorded-message-or-robocall",
+  company_phone_number: "company-phone-number",
+};
+
+const countsMeta = (byValues: string[]) =>
+  closed({
+    by: { type: "array", minItems: 1, maxItems: 2, items: { enum: byValues } },
+    "record-total": { type: "integer", minimum: 0, description: "Records matching the filters." },
+    "group-total": {
+      type: "integer",
+      minimum: 0,
+      description: "Groups with at least `min_count` (before `limit`).",
+    },
+    "groups-this-page": { type: "integer", minimum: 0, description: "`data.length`." },
+  });
+
+/** The counts documents' schemas: one member per `by` field (only those asked for), then `count`. */
+const COUNTS_SCHEMAS = {
+  ComplaintCounts: closed({
+    data: {
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["count"],
+        minProperties: 2,
+        maxProperties: 3,
+        properties: {
+          ...Object.fromEntries(
+            Object.values(COMPLAINT_COUNT_MEMBERS).map((member) => [member, { type: "string" }]),
+          ),
+          count: { type: "integer", minimum: 1 },
+        },
+      },
+    },
+    meta: countsMeta(Object.keys(COMPLAINT_COUNT_MEMBERS)),
+    links: closed({ self: { type: "string", format: "uri" } }),
+  }),
+  NoticeCounts: closed({
+    data: {
+      type: "array",
+      items: {
+        type: "object",
+        additionalProperties: false,
+        required: ["count"],
+        minProperties: 2,
+        maxProperties: 2,
+        properties: {
+          year: { type: ["string", "null"], pattern: "^\\d{4}$" },
+          month: { type: ["string", "null"], pattern: "^\\d{4}-\\d{2}$" },
+          count: { type: "integer", minimum: 1 },
+        },
+      },
+    },
+    meta: countsMeta(["year", "month"]),
+    links: closed({ self: { type: "string", format: "uri" } }),
+  }),
+};
+
+/** `GET /v0/dnc-complaints/counts` and `GET /v0/hsr-early-termination-notices/counts`. */
+function countsPaths(): Record<string, unknown> {
+  const cached = { etag: true, lastModified: true, ignored: true };
+  const complaintFilters = COMPLAINT_PARAMETERS.filter(
+    (name) => !["sort_by", "sort_order", "items_per_page", "offset"].includes(name),
+  ).map((name) => ({
+    name,
+    in: "query",
+    ...COMPLAINT_PARAMETER_DOCS[name],
+    description: `${COMPLAINT_PARAMETER_DOCS[name].description} In counts, filters combine freely (no "at most one of"); \`city\` without \`state\` matches that city in every state.`,
+  }));
+  const noticeFilters = noticeParameters.filter(
+    (parameter) =>
+      ![
+        "sort",
+        "page[limit]",
+        "page[offset]",
+        "fields[early_termination_notice]",
+        "sort_by",
+        "sort_order",
+        "items_per_page",
+        "offset",
+      ].includes(String(parameter.name)),
+  );
+  return {
+    [`${COMPLAINTS.path}/counts`]: {
+      get: {
+        operationId: "countComplaints",
+        summary: "Complaints counted by one or two fields",
+        parameters: [
+          {
+            name: "by",
+            in: "query",
+            required: true,
+            schema: { type: "string", example: "state,created_date" },
+            description: `One or two distinct fields, comma-separated: ${Object.keys(COMPLAINT_COUNT_MEMBERS).join(", ")}. Each group has one member per field, named as the record attribute.`,
+          },
+          ...complaintFilters,
+          {
+            name: "subject",
+            in: "query",
+            schema: { type: "string" },
+            description: "Exact subject, any case, surrounding spaces ignored.",
+          },
+          ...COUNT_OPTION_PARAMETERS,
+        ],
+        responses: {
+          ...success("The groups.", "application/json", ref("ComplaintCounts"), cached),
+          ...collectionErrors("complaints", false),
+        },
+      },
+    },
+    [`${NOTICES.path}/counts`]: {
+      get: {
+        operationId: "countNotices",
+        summary: "Notices counted by year or month of `date` (null: no date)",
+        parameters: [
+          { name: "by", in: "query", required: true, schema: { type: "string", enum: ["year", "month"] } },
+          ...noticeFilters,
+          ...COUNT_OPTION_PARAMETERS,
+        ],
+        responses: {
+          ...success("The groups.", "application/json", ref("NoticeCounts"), cached),
+          ...collectionErrors("notices", false),
+        },
+      },
+    },
+  };
+}
+
+const FORMAT_PARAMETER = {
+  name: "format",
+  in: "query",
+  schema: { type: "string", enum: ["json", "csv", "ndjson"], default: "json" },
+  description:
+    "`json`: a page (the default); `csv` or `ndjson`: every matching record in one streamed answer, same filters and sort. Without `format`, `Accept: text/csv` or `Accept: application/x-ndjson` asks for the same. Paging parameters with an export: 400 `EXPORT_NOT_PAGED`. Each 10,000 records started cost one request of the key's limit, taken before streaming (429 `EXPORT_OVER_RATE_LIMIT`); `DEMO_KEY` exports at most 10,000 records (403 `EXPORT_TOO_LARGE_FOR_DEMO_KEY`).",
+};
+
+const EXPORT_HEADERS = {
+  "Content-Disposition": header('Exports only: `attachment; filename="..."`.'),
+  "X-Record-Total": header("Exports only: the records the export holds.", {
+    type: "string",
+    pattern: "^\\d+$",
+  }),
+};
+
+/** Adds `format` and the CSV and NDJSON answers to both list operations. */
+function addExportFormats(paths: Record<string, unknown>): void {
+  for (const [path, csvDescription] of [
+    [
+      COMPLAINTS.path,
+      "The FTC extract's exact header and value formats (`ftcapi import dnc` reads it back, same ids).",
+    ],
+    [NOTICES.path, "The format `ftcapi import notices` reads."],
+  ] as const) {
+    const operation = (
+      paths[path] as { get: { parameters: unknown[]; responses: Record<string, Record<string, unknown>> } }
+    ).get;
+    operation.parameters = [...operation.parameters, FORMAT_PARAMETER];
+    const ok = operation.responses["200"]!;
+    ok.description = `${ok.description} With \`format=csv|ndjson\`: every matching record, \`Cache-Control: no-store\`, no ETag.`;
+    ok.headers = {
+      ...(ok.headers as Record<string, unknown>),
+      ...EXPORT_HEADERS,
+      ETag: header("JSON pages only."),
+      "Cache-Control": header("`no-cache` for JSON pages, `no-store` for exports.", {
+        type: "string",
+        enum: ["no-cache", "no-store"],
+      }),
+    };
+    ok.content = {
+      ...(ok.content as Record<string, unknown>),
+      "text/csv": { schema: { type: "string", description: csvDescription } },
+      "application/x-ndjson": {
+        schema: {
+          type: "string",
+          description: `One resource object a line, each equal to an item of a page's \`data\` (${path === COMPLAINTS.path ? "Complaint" : "Notice"}).`,
+        },
+      },
+    };
+    operation.responses["403"] = gatewayError(
+      "`API_KEY_MISSING`, `API_KEY_INVALID`, `API_KEY_DISABLED`, or `EXPORT_TOO_LARGE_FOR_DEMO_KEY`.",
+    );
+    operation.responses["429"] = gatewayError(
+      "`OVER_RATE_LIMIT`, or `EXPORT_OVER_RATE_LIMIT` saying how many requests the export needs.",
+      { ...RETRY_AFTER, ...KEYED_HEADERS },
+    );
+  }
 }
