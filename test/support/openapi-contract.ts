@@ -157,6 +157,13 @@ function bodyValue(mediaType: string, body: string): unknown {
   return body;
 }
 
+/** The path and query of a request-target, also of an absolute-form one (`https://host/path`). */
+export function pathOfTarget(target: string): string {
+  if (!/^https?:\/\//i.test(target)) return target;
+  const url = new URL(target);
+  return `${url.pathname}${url.search}`;
+}
+
 let shared: OpenApiContract | undefined;
 
 /** The contract of the document this tree serves (its `servers` aside). */
