@@ -94,7 +94,13 @@ const closed = (properties: Record<string, Schema>, required = Object.keys(prope
   required,
   properties,
 });
-const href = closed({ href: { type: "string", format: "uri" } });
+const href = closed({
+  href: {
+    type: "string",
+    pattern: "^https?://",
+    description: "Absolute; the request URL as sent (without the key), so not always an RFC 3986 URI.",
+  },
+});
 const header = (description: string, schema: Schema = { type: "string" }, required = false) => ({
   description,
   required,
@@ -366,7 +372,13 @@ const SCHEMAS = {
     ),
     relationships: { type: "array", maxItems: 0 },
     meta: { type: "array", maxItems: 0 },
-    links: closed({ self: { type: "string", format: "uri" } }),
+    links: closed({
+      self: {
+        type: "string",
+        pattern: "^https?://",
+        description: "Absolute; the request URL as sent (without the key), so not always an RFC 3986 URI.",
+      },
+    }),
   }),
   ComplaintEnvelope: closed({
     data: { type: "array", items: ref("Complaint") },
@@ -379,7 +391,13 @@ const SCHEMAS = {
         description: "The same total, as its documentation spells it.",
       },
     }),
-    links: closed({ self: { type: "string", format: "uri" } }),
+    links: closed({
+      self: {
+        type: "string",
+        pattern: "^https?://",
+        description: "Absolute; the request URL as sent (without the key), so not always an RFC 3986 URI.",
+      },
+    }),
   }),
   NodeTypeRelationship: closed({
     data: { type: "null" },
@@ -434,7 +452,13 @@ const SCHEMAS = {
       }),
     },
     meta: closed({ time: { type: "string", format: "date-time" } }),
-    links: closed({ self: { type: "string", format: "uri" } }),
+    links: closed({
+      self: {
+        type: "string",
+        pattern: "^https?://",
+        description: "Absolute; the request URL as sent (without the key), so not always an RFC 3986 URI.",
+      },
+    }),
   }),
   Health: closed({ status: { type: "string", enum: ["live", "ready", "not ready"] } }),
 };
@@ -677,7 +701,13 @@ const COUNTS_SCHEMAS = {
       },
     },
     meta: countsMeta(Object.keys(COMPLAINT_COUNT_MEMBERS)),
-    links: closed({ self: { type: "string", format: "uri" } }),
+    links: closed({
+      self: {
+        type: "string",
+        pattern: "^https?://",
+        description: "Absolute; the request URL as sent (without the key), so not always an RFC 3986 URI.",
+      },
+    }),
   }),
   NoticeCounts: closed({
     data: {
@@ -696,7 +726,13 @@ const COUNTS_SCHEMAS = {
       },
     },
     meta: countsMeta(["year", "month"]),
-    links: closed({ self: { type: "string", format: "uri" } }),
+    links: closed({
+      self: {
+        type: "string",
+        pattern: "^https?://",
+        description: "Absolute; the request URL as sent (without the key), so not always an RFC 3986 URI.",
+      },
+    }),
   }),
 };
 
