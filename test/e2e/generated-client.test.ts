@@ -41,7 +41,8 @@ const capital = await client.GET("/v0/hsr-early-termination-notices", {
   },
 });
 const totals: number[] = [ohio.data!.meta["record-total"], byNumber.data!.meta["record-total"], capital.data!.meta.count];
-const notFound: string | undefined = one.error?.errors[0]?.code;
+// A 404 is the collection's JSON:API document; other errors may be the gateway's {"error": ...}.
+const notFound: string | undefined = one.error && "errors" in one.error ? one.error.errors[0]?.code : undefined;
 console.log(JSON.stringify({ statuses: [ohio.response.status, byNumber.response.status, one.response.status, capital.response.status], totals, notFound }));
 `;
 
