@@ -48,7 +48,7 @@ for (const dialect of DIALECTS) {
           .replace("/v0/dnc-complaints/{id}", "/v0/dnc-complaints/0123456789abcdef0123456789abcdef")
           .replace("{id}", "00000000-0000-4000-8000-000000000000");
         const res = await server.get(concrete, { "X-Api-Key": key });
-        if (path.endsWith("{id}")) {
+        if (path.includes("{id}")) {
           // An unknown record, answered by the route (a JSON:API document), not the gateway's NOT_FOUND.
           assert.equal(res.status, 404, path);
           assert.ok(Array.isArray(res.json().errors), `${path}: ${res.body}`);
@@ -71,6 +71,49 @@ for (const dialect of DIALECTS) {
         .split(", ")
         .filter((name) => name !== "api_key");
       assert.deepEqual([...documented].sort(), [...accepted].sort());
+    });
+
+    it("documents notice filter parameters the server accepts, each plain name sendable alone", async () => {
+      const parameters = document.paths["/v0/hsr-early-termination-notices"]!.get.parameters!;
+      const filters = parameters
+        .map((parameter) => parameter.name)
+        .filter((name) => name.startsWith("filter["));
+      assert.ok(filters.length > 0);
+      for (const name of filters) {
+        const field = /^filter\[([^\]]+)\]/.exec(name)![1]!;
+        const value =
+          field === "id"
+            ? "00000000-0000-4000-8000-000000000000"
+            : field === "date"
+              ? "2020-01-01"
+              : field === "created" || field === "updated"
+                ? "2020-01-01T00:00:00+00:00"
+                : "x";
+        const query = name.endsWith("[operator]")
+          ? `${encodeURIComponent(name)}=%3D&${encodeURIComponent(`filter[${field}][value]`)}=${encodeURIComponent(value)}`
+          : name.endsWith("[value][]")
+            ? `${encodeURIComponent(`filter[${field}][operator]`)}=IN&${encodeURIComponent(name)}=${encodeURIComponent(value)}`
+            : name.endsWith("[value]")
+              ? `${encodeURIComponent(name)}=${encodeURIComponent(value)}`
+              : `${encodeURIComponent(name)}=${encodeURIComponent(value)}`;
+        const res = await server.get(`/v0/hsr-early-termination-notices?${query}`, { "X-Api-Key": key });
+        assert.equal(res.status, 200, `${name}: ${res.body}`);
+      }
+      const refused = await server.get("/v0/hsr-early-termination-notices?filter[nonsense]=x", {
+        "X-Api-Key": key,
+      });
+      assert.equal(refused.status, 400, "an unknown field is refused, so the check above can fail");
+    });
+
+    it("gives every operation a distinct operationId", () => {
+      const ids = Object.values(document.paths).map(
+        (item) => (item.get as { operationId?: string }).operationId,
+      );
+      assert.ok(
+        ids.every((id) => typeof id === "string" && id.length > 0),
+        JSON.stringify(ids),
+      );
+      assert.equal(new Set(ids).size, ids.length);
     });
 
     it("documents notice attributes the server serves", async () => {

@@ -1,5 +1,6 @@
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { assertAnswerMatchesContract } from "./openapi-contract.js";
 
 export interface TestResponse {
   status: number;
@@ -8,7 +9,11 @@ export interface TestResponse {
   json<T = any>(): T;
 }
 
-/** A plain request over a real socket; HTTPS trusts `ca` (the server's self-signed certificate). */
+/**
+ * A plain request over a real socket; HTTPS trusts `ca` (the server's self-signed certificate).
+ * Answers of servers from `startTestServer` are checked against the OpenAPI document: a mismatch
+ * rejects with the request, the status and the schema error.
+ */
 export function fetchRaw(
   url: string,
   options: { method?: string; headers?: Record<string, string>; ca?: string; body?: string } = {},
@@ -25,14 +30,23 @@ export function fetchRaw(
         res.on("data", (chunk) => {
           body += chunk;
         });
-        res.on("end", () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body,
-            json: () => JSON.parse(body),
-          }),
-        );
+        res.on("end", () => {
+          const method = options.method ?? "GET";
+          const status = res.statusCode ?? 0;
+          try {
+            assertAnswerMatchesContract(target.origin, {
+              method,
+              path: `${target.pathname}${target.search}`,
+              status,
+              headers: res.headers,
+              body,
+            });
+          } catch (err) {
+            reject(err);
+            return;
+          }
+          resolve({ status, headers: res.headers, body, json: () => JSON.parse(body) });
+        });
       },
     );
     req.on("error", reject);

@@ -1,6 +1,10 @@
 import { Agent, request } from "node:https";
+import { assertAnswerMatchesContract } from "./openapi-contract.js";
 
-/** GET requests over one kept-alive HTTPS connection (thousands of requests, one handshake). */
+/**
+ * GET requests over one kept-alive HTTPS connection (thousands of requests, one handshake); answers
+ * of servers from `startTestServer` are checked against the OpenAPI document.
+ */
 export class KeepAliveClient {
   private readonly agent: Agent;
 
@@ -23,7 +27,22 @@ export class KeepAliveClient {
           res.on("data", (chunk) => {
             body += chunk;
           });
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          res.on("end", () => {
+            const status = res.statusCode ?? 0;
+            try {
+              assertAnswerMatchesContract(this.baseUrl, {
+                method: "GET",
+                path,
+                status,
+                headers: res.headers,
+                body,
+              });
+            } catch (err) {
+              reject(err);
+              return;
+            }
+            resolve({ status, body });
+          });
         },
       );
       req.on("error", reject);

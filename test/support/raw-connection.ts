@@ -1,5 +1,6 @@
 import { connect as netConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
+import { assertAnswerMatchesContract, pathOfTarget } from "./openapi-contract.js";
 
 /** One HTTP/1.1 answer read off a connection. */
 export interface RawAnswer {
@@ -101,7 +102,11 @@ export class RawConnection {
     this.socket.write(`GET ${path} HTTP/1.1\r\n${lines}\r\n`);
     for (;;) {
       const answer = this.takeAnswer();
-      if (answer) return answer;
+      if (answer) {
+        // Checked against the OpenAPI document when `origin` is a server from startTestServer.
+        assertAnswerMatchesContract(origin, { method: "GET", path: pathOfTarget(path), ...answer });
+        return answer;
+      }
       if (this.ended)
         throw new Error(
           `GET ${path}: the connection closed before the answer (${this.received.length} bytes)`,

@@ -1,11 +1,13 @@
 import { connect as netConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import type { TestResponse } from "./https-client.js";
+import { assertAnswerMatchesContract, pathOfTarget } from "./openapi-contract.js";
 
 /**
  * Sends one HTTP/1.1 request with the request-target exactly as given (absolute-form, `//`
  * prefixes, dot segments and encodings untouched, which URL-based clients normalise away) and
- * reads the whole answer. `origin` is the server's `https://` or `http://` address.
+ * reads the whole answer. `origin` is the server's `https://` or `http://` address. Answers of
+ * servers from `startTestServer` are checked against the OpenAPI document (https-client.ts).
  */
 export function rawRequest(
   origin: string,
@@ -30,7 +32,15 @@ export function rawRequest(
     socket.on("error", reject);
     socket.on("end", () => {
       try {
-        resolve(parseResponse(Buffer.concat(chunks).toString("utf8")));
+        const answer = parseResponse(Buffer.concat(chunks).toString("utf8"));
+        assertAnswerMatchesContract(origin, {
+          method: options.method ?? "GET",
+          path: pathOfTarget(target),
+          status: answer.status,
+          headers: answer.headers,
+          body: answer.body,
+        });
+        resolve(answer);
       } catch (err) {
         reject(err);
       }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { type RawServeOptions, serveConfig } from "../../src/config.js";
 import { startServer } from "../../src/main.js";
 import { fetchRaw, type TestResponse } from "./https-client.js";
+import { checkAnswersFrom, stopCheckingAnswersFrom } from "./openapi-contract.js";
 
 export interface TestServer {
   httpsUrl: string;
@@ -52,6 +53,8 @@ export async function startTestServer(options: RawServeOptions & { db?: string }
   );
   const server = await startServer(config, () => {});
   const ca = await readFile(server.certPath, "utf8");
+  // Every answer the shared request helpers receive from this server is checked against /openapi.json.
+  checkAnswersFrom(server.httpsUrl, server.httpUrl);
   return {
     httpsUrl: server.httpsUrl,
     httpUrl: server.httpUrl,
@@ -61,6 +64,7 @@ export async function startTestServer(options: RawServeOptions & { db?: string }
     get: (path, headers = {}, method = "GET") =>
       fetchRaw(`${server.httpsUrl}${path}`, { headers, ca, method }),
     async stop() {
+      stopCheckingAnswersFrom(server.httpsUrl, server.httpUrl);
       await server.stop();
       if (directory) await rm(directory, { recursive: true, force: true });
     },
