@@ -63,7 +63,8 @@ export function isComplaintParameterName(name: string): boolean {
  * ApiError (400) naming the parameter and what it accepts. Nothing is silently ignored.
  */
 export function parseComplaintQuery(params: ReadonlyArray<readonly [string, string]>): ComplaintQuery {
-  const values = readComplaintParameters(params, COMPLAINT_PARAMETERS);
+  // `format` is the route's (an export), read before this; the refusal names it all the same.
+  const values = readComplaintParameters(params, COMPLAINT_PARAMETERS, ["format"]);
   const query: ComplaintQuery = { order: "DESC", limit: MAX_ITEMS_PER_PAGE, offset: 0 };
   readComplaintFilters(values, query, "any");
   readOrderAndPage(values, query);
@@ -102,11 +103,13 @@ export function readComplaintFilters(
 
 /**
  * The parameters by name, unquoted; names not in `accepted`, repeated, empty or control-character
- * values refused (`api_key` is skipped: the gateway consumes it).
+ * values refused (`api_key` is skipped: the gateway consumes it). `acceptedElsewhere`: parameters
+ * the request takes that were read before this, named in the refusal of an unknown one.
  */
 export function readComplaintParameters(
   params: ReadonlyArray<readonly [string, string]>,
   accepted: readonly string[],
+  acceptedElsewhere: readonly string[] = [],
 ): Map<string, string> {
   const values = new Map<string, string>();
   for (const [name, raw] of params) {
@@ -114,7 +117,7 @@ export function readComplaintParameters(
     if (!accepted.includes(name)) {
       throw new ApiError("UNKNOWN_PARAMETER", {
         parameter: name,
-        detail: `The query parameter '${name}' is not supported. Accepted parameters: ${accepted.join(", ")}, api_key.`,
+        detail: `The query parameter '${name}' is not supported. Accepted parameters: ${[...accepted, ...acceptedElsewhere].join(", ")}, api_key.`,
       });
     }
     const key = name;

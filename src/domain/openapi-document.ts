@@ -467,20 +467,11 @@ const SCHEMAS = {
 export const OPENAPI_UNCHECKED =
   'Pages for people (`/signup` and its form, HTML) and CORS preflights (`OPTIONS`) are not described. Any other answer not described here is a 4xx or 5xx with the gateway\'s `{"error":{"code","message"}}` body (for example 404 `NOT_FOUND` for an unknown path, 405 `METHOD_NOT_ALLOWED`).';
 
-/**
- * Parts of the API described apart, switched on by the server that serves them: the counts
- * endpoints and the lists' export formats (docs/api.md, "Counts" and "Export").
- */
-export interface OpenApiParts {
-  counts?: boolean;
-  export?: boolean;
-}
-
 /** The OpenAPI 3.1 description of the API, built from the same lists the parsers use. */
-export function openApiDocument(serverUrl: string, parts: OpenApiParts = {}): Record<string, unknown> {
+export function openApiDocument(serverUrl: string): Record<string, unknown> {
   const paths = apiPaths();
-  if (parts.export) addExportFormats(paths);
-  if (parts.counts) Object.assign(paths, countsPaths());
+  addExportFormats(paths);
+  Object.assign(paths, countsPaths());
   return {
     openapi: "3.1.0",
     info: {
@@ -496,7 +487,7 @@ export function openApiDocument(serverUrl: string, parts: OpenApiParts = {}): Re
         headerKey: { type: "apiKey", in: "header", name: "X-Api-Key" },
         queryKey: { type: "apiKey", in: "query", name: "api_key" },
       },
-      schemas: parts.counts ? { ...SCHEMAS, ...COUNTS_SCHEMAS } : SCHEMAS,
+      schemas: { ...SCHEMAS, ...COUNTS_SCHEMAS },
     },
   };
 }
@@ -630,8 +621,7 @@ function apiPaths(): Record<string, unknown> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Counts and export: described apart, added by `openApiDocument` only where the server serves
-// them (`OpenApiParts`). The shapes are BRIEF's shared contracts, as docs/api.md states them.
+// Counts and export, described apart: the shapes docs/api.md states ("Counts", "Export").
 // ---------------------------------------------------------------------------------------------
 
 /** Count options shared by both collections' counts endpoints. */

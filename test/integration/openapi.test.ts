@@ -46,7 +46,13 @@ for (const dialect of DIALECTS) {
       for (const path of Object.keys(document.paths)) {
         const concrete = path
           .replace("/v0/dnc-complaints/{id}", "/v0/dnc-complaints/0123456789abcdef0123456789abcdef")
-          .replace("{id}", "00000000-0000-4000-8000-000000000000");
+          .replace("{id}", "00000000-0000-4000-8000-000000000000")
+          // Counts need what to count by.
+          .replace(/^\/v0\/dnc-complaints\/counts$/, "/v0/dnc-complaints/counts?by=state")
+          .replace(
+            /^\/v0\/hsr-early-termination-notices\/counts$/,
+            "/v0/hsr-early-termination-notices/counts?by=year",
+          );
         const res = await server.get(concrete, { "X-Api-Key": key });
         if (path.includes("{id}")) {
           // An unknown record, answered by the route (a JSON:API document), not the gateway's NOT_FOUND.

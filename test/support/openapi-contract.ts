@@ -38,12 +38,16 @@ export class OpenApiContract {
     this.ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats(this.ajv);
     this.ajv.addSchema({ ...document, $id: DOCUMENT_ID });
-    this.routes = Object.keys(document.paths).map((template) => ({
-      template,
-      pattern: new RegExp(
-        `^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`,
-      ),
-    }));
+    // As OpenAPI matches them: a path without templates before a templated one it also fits
+    // (`/v0/dnc-complaints/counts` before `/v0/dnc-complaints/{id}`).
+    this.routes = Object.keys(document.paths)
+      .sort((left, right) => Number(left.includes("{")) - Number(right.includes("{")))
+      .map((template) => ({
+        template,
+        pattern: new RegExp(
+          `^${template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{[^}]+\}/g, "[^/]+")}$`,
+        ),
+      }));
   }
 
   /** Undefined when the answer is as documented, else what differs. */

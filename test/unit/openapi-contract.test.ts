@@ -92,8 +92,12 @@ describe("the OpenAPI contract check", () => {
   });
 
   it("refuses an answer without a required header, or with a header its schema refuses", () => {
+    // One complaint always carries its ETag (a list's JSON page too, but its exports none, so the
+    // list's ETag is described as optional).
+    const goodRecord = { ...goodPage, path: "/v0/dnc-complaints/0123456789abcdef0123456789abcdef" };
+    assert.equal(contract.violation(goodRecord), undefined);
     const { etag: _etag, ...withoutEtag } = goodPage.headers;
-    assert.match(contract.violation({ ...goodPage, headers: withoutEtag }) ?? "", /required header ETag/);
+    assert.match(contract.violation({ ...goodRecord, headers: withoutEtag }) ?? "", /required header ETag/);
     assert.match(
       contract.violation({ ...goodPage, headers: { ...goodPage.headers, "cache-control": "max-age=60" } }) ??
         "",
