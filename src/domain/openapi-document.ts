@@ -1,5 +1,7 @@
 import { COMPLAINTS, NOTICES } from "./collections.js";
+import { COMPLAINT_COUNT_MEMBERS } from "./complaint-count-query.js";
 import { COMPLAINT_PARAMETERS, type ComplaintParameter, MAX_ITEMS_PER_PAGE } from "./complaint-query.js";
+import { NOTICE_COUNT_FIELDS } from "./notice-count-query.js";
 import { NOTICE_ATTRIBUTE_NAMES, NOTICE_FIELDS } from "./notice-fields.js";
 import { MAX_PAGE_LIMIT, OPERATORS } from "./notice-query.js";
 
@@ -648,17 +650,6 @@ const COUNT_OPTION_PARAMETERS = [
   },
 ];
 
-const COMPLAINT_COUNT_MEMBERS: Record<string, string> = {
-  created_date: "created-date",
-  violation_date: "violation-date",
-  state: "consumer-state",
-  city: "consumer-city",
-  area_code: "consumer-area-code",
-  subject: "subject",
-  is_robocall: "recorded-message-or-robocall",
-  company_phone_number: "company-phone-number",
-};
-
 const countsMeta = (byValues: string[]) =>
   closed({
     by: { type: "array", minItems: 1, maxItems: 2, items: { enum: byValues } },
@@ -715,7 +706,7 @@ const COUNTS_SCHEMAS = {
         },
       },
     },
-    meta: countsMeta(["year", "month"]),
+    meta: countsMeta([...NOTICE_COUNT_FIELDS]),
     links: closed({
       self: {
         type: "string",
@@ -783,7 +774,12 @@ function countsPaths(): Record<string, unknown> {
         operationId: "countNotices",
         summary: "Notices counted by year or month of `date` (null: no date)",
         parameters: [
-          { name: "by", in: "query", required: true, schema: { type: "string", enum: ["year", "month"] } },
+          {
+            name: "by",
+            in: "query",
+            required: true,
+            schema: { type: "string", enum: [...NOTICE_COUNT_FIELDS] },
+          },
           ...noticeFilters,
           ...COUNT_OPTION_PARAMETERS,
         ],
