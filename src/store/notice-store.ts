@@ -17,6 +17,9 @@ export interface NoticePage {
   records: Notice[];
 }
 
+/** Notices read per statement when a snapshot is read. */
+const SNAPSHOT_BATCH_ROWS = 5_000;
+
 const SELECTED = [
   "id",
   "revision",
@@ -134,14 +137,32 @@ export class NoticeStore {
         .select("version")
         .where("collection", "=", NOTICES.name)
         .executeTakeFirst();
-      const rows = await trx.selectFrom("notices").select(SELECTED).execute();
-      const values = await trx
-        .selectFrom("notice_values")
-        .select(["notice_id", "field", "value"])
-        .orderBy("notice_id")
-        .orderBy("field")
-        .orderBy("position")
-        .execute();
+      // In batches by id within the one transaction, so that no statement of the read meets the
+      // statement budget on a loaded machine, however large the collection.
+      const rows: NoticeRow[] = [];
+      const values: Array<{ notice_id: string; field: string; value: string }> = [];
+      for (let after: string | undefined; ; ) {
+        let batchQuery = trx.selectFrom("notices").select(SELECTED).orderBy("id").limit(SNAPSHOT_BATCH_ROWS);
+        if (after !== undefined) batchQuery = batchQuery.where("id", ">", after);
+        const batch = await batchQuery.execute();
+        if (batch.length === 0) break;
+        for (const row of batch) rows.push(row);
+        const batchValues = await trx
+          .selectFrom("notice_values")
+          .select(["notice_id", "field", "value"])
+          .where(
+            "notice_id",
+            "in",
+            batch.map((row) => row.id),
+          )
+          .orderBy("notice_id")
+          .orderBy("field")
+          .orderBy("position")
+          .execute();
+        for (const value of batchValues) values.push(value);
+        if (batch.length < SNAPSHOT_BATCH_ROWS) break;
+        after = batch[batch.length - 1]!.id;
+      }
       const notices = withValues(rows, values);
       const ranks = rules.binaryCollation ? undefined : await databaseRanks(trx, notices);
       return new NoticeSnapshot(Number(versionRow?.version ?? 0), notices, { ...rules, ranks });

@@ -23,7 +23,8 @@ const run = promisify(execFile);
 const CLIENT = `import createClient from "openapi-fetch";
 import type { paths } from "./ftcapi.js";
 
-const client = createClient<paths>({ baseUrl: process.argv[2]!, headers: { "X-Api-Key": "DEMO_KEY" } });
+// The lists also answer CSV and NDJSON (exports): a client reading JSON names the media types it reads.
+const client = createClient<paths, "application/json" | "application/vnd.api+json">({ baseUrl: process.argv[2]!, headers: { "X-Api-Key": "DEMO_KEY" } });
 
 const ohio = await client.GET("/v0/dnc-complaints", {
   params: { query: { state: "Ohio", created_date_from: '"2026-11-01 08:00:00"', created_date_to: '"2026-11-02"' } },
