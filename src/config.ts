@@ -94,6 +94,14 @@ export interface ServeConfig extends DatabaseConfig {
    */
   readonly statementTimeoutMs: number;
   /**
+   * SQLite: threads that run the selects of each process off its event loop, one of them kept for
+   * statements that outrun the quick lane's budget (store/sqlite/read-pool.ts); 0 runs them on the
+   * event loop. Not used with PostgreSQL.
+   */
+  readonly readThreads: number;
+  /** The quick lane's budget per statement; a statement past it is run again in the long lane. */
+  readonly quickReadBudgetMs: number;
+  /**
    * The port of the Prometheus `/metrics` listener (plain HTTP, apart from the API's ports; with
    * `workers` > 1 the primary's, aggregating every worker); undefined: no metrics are kept or served.
    */
@@ -119,6 +127,8 @@ export interface RawServeOptions {
   demoLimitPerDay?: string;
   signupLimitPerHour?: string;
   statementTimeoutMs?: string;
+  readThreads?: string;
+  quickReadBudgetMs?: string;
   metricsPort?: string;
   metricsHost?: string;
   maxConnections?: string;
@@ -261,6 +271,18 @@ export const SERVE_OPTIONS = {
     defaultText: String(DEFAULT_STATEMENT_TIMEOUT_MS),
     help: "budget of each statement a request makes; past it the request gets 503",
   },
+  readThreads: {
+    flag: "--read-threads <n>",
+    variable: "FTCAPI_READ_THREADS",
+    defaultText: "2",
+    help: "SQLite: threads running reads off the event loop (at least 2: one takes the costly statements); 0 runs them on it",
+  },
+  quickReadBudgetMs: {
+    flag: "--quick-read-budget-ms <n>",
+    variable: "FTCAPI_QUICK_READ_BUDGET_MS",
+    defaultText: "25",
+    help: "SQLite: a read that takes longer in the quick lane is stopped and run again in the long lane",
+  },
   metricsPort: {
     flag: "--metrics-port <n>",
     variable: "FTCAPI_METRICS_PORT",
@@ -365,6 +387,8 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     signupLimitPerHour: count("--signup-limit-per-hour", raw(flags, env, "signupLimitPerHour") as string, 1),
     // At least 100 ms: below that, ordinary queries on a busy server would be cancelled.
     statementTimeoutMs: count("--statement-timeout-ms", raw(flags, env, "statementTimeoutMs") as string, 100),
+    readThreads: readThreads(raw(flags, env, "readThreads") as string),
+    quickReadBudgetMs: count("--quick-read-budget-ms", raw(flags, env, "quickReadBudgetMs") as string, 1),
     metricsPort: optionalPort("--metrics-port", raw(flags, env, "metricsPort")),
     metricsHost: raw(flags, env, "metricsHost") as string,
     maxConnections: count("--max-connections", raw(flags, env, "maxConnections") as string, 1),
@@ -396,6 +420,14 @@ function count(name: string, text: string, minimum: number): number {
   if (!/^\d+$/.test(text) || value < minimum || !Number.isSafeInteger(value)) {
     throw new ConfigError(`${name} must be a whole number, at least ${minimum}; got '${text}'`);
   }
+  return value;
+}
+
+/** `--read-threads`: 0, or 2 and more (a quick lane needs a long one beside it). */
+function readThreads(text: string): number {
+  const value = count("--read-threads", text, 0);
+  if (value === 1)
+    throw new ConfigError("--read-threads must be 0 (reads on the event loop) or at least 2; got '1'");
   return value;
 }
 

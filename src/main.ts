@@ -234,7 +234,11 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
   const { secret, tls } = await prepareWithoutBudget(config, log);
   // Requests run under the statement budget, so that a hung or slow database answers them 503
   // within it instead of holding them for the whole outage.
-  const budget = { statementTimeoutMs: config.statementTimeoutMs };
+  const budget = {
+    statementTimeoutMs: config.statementTimeoutMs,
+    readThreads: config.readThreads,
+    quickReadBudgetMs: config.quickReadBudgetMs,
+  };
   const database = openDatabase(config.db, budget);
   const readDatabase = config.dbReadUrl ? openDatabase(config.dbReadUrl, budget) : database;
   for (const opened of new Set([database, readDatabase])) {
@@ -268,7 +272,11 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     const metrics =
       config.metricsPort === undefined
         ? undefined
-        : new ServerMetrics({ freshness, pools: poolsOf(database, readDatabase) });
+        : new ServerMetrics({
+            freshness,
+            pools: poolsOf(database, readDatabase),
+            readLanes: () => (database.dialect === "sqlite" ? database.readLanes() : []),
+          });
     const rateLimiter = new RateLimiter(database.rateLimitStore(), {
       defaultLimitPerHour: config.rateLimitPerHour,
       keyWindowSeconds: config.rateLimitWindowSeconds,

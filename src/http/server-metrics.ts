@@ -20,12 +20,23 @@ export interface PoolFigures {
   readonly options: { readonly max?: number };
 }
 
+/** A lane of SQLite read threads as the metrics read it (store/sqlite/read-pool.ts). */
+export interface ReadLaneFigures {
+  readonly lane: string;
+  readonly threads: number;
+  readonly busy: number;
+  readonly waiting: number;
+  readonly statements: number;
+}
+
 /** What the metrics read when scraped, besides what requests report. */
 export interface MetricsSources {
   /** The collections, for their freshness figures (read from the database at each scrape). */
   freshness: CollectionFreshness;
   /** The PostgreSQL pools, named by role (`primary`, `read`); none on SQLite. */
   pools: ReadonlyArray<{ readonly database: string; readonly pool: PoolFigures }>;
+  /** The SQLite read threads' lanes; none on PostgreSQL or with `--read-threads 0`. */
+  readLanes: () => ReadonlyArray<ReadLaneFigures>;
 }
 
 /** Which limit refused a request: an API key's own (or the default), DEMO_KEY's, or sign-up's. */
@@ -116,6 +127,7 @@ export class ServerMetrics {
     });
     this.registerCacheMetrics();
     this.registerPoolMetrics();
+    this.registerReadLaneMetrics();
     this.registerCollectionMetrics();
   }
 
@@ -227,6 +239,46 @@ export class ServerMetrics {
       registers,
       collect() {
         for (const { database, pool } of pools) this.set({ database }, pool.waitingCount);
+      },
+    });
+  }
+
+  private registerReadLaneMetrics(): void {
+    const registers = [this.registry];
+    const lanes = () => this.sources.readLanes();
+    const gauge = (name: string, help: string, value: (figures: ReadLaneFigures) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ["lane"],
+        registers,
+        collect() {
+          for (const figures of lanes()) this.set({ lane: figures.lane }, value(figures));
+        },
+      });
+    gauge(
+      "ftcapi_sqlite_read_threads",
+      "SQLite read threads, by lane (quick, long)",
+      (figures) => figures.threads,
+    );
+    gauge(
+      "ftcapi_sqlite_read_threads_busy",
+      "SQLite read threads running a statement, by lane",
+      (figures) => figures.busy,
+    );
+    gauge(
+      "ftcapi_sqlite_reads_waiting",
+      "SQLite statements waiting for a read thread, by lane",
+      (figures) => figures.waiting,
+    );
+    new Counter({
+      name: "ftcapi_sqlite_reads_total",
+      help: "SQLite statements run by the read threads, by lane; each in the long lane outran the quick lane's budget first",
+      labelNames: ["lane"],
+      registers,
+      collect() {
+        this.reset();
+        for (const figures of lanes()) this.inc({ lane: figures.lane }, figures.statements);
       },
     });
   }

@@ -12,6 +12,18 @@ import type { RateLimitStore } from "./rate-limit-store.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
 import type { CounterSchema, Schema } from "./schema.js";
 
+/** A lane's figures, for the metrics. */
+export interface ReadLaneFigures {
+  readonly lane: "quick" | "long";
+  readonly threads: number;
+  /** Threads running a statement now. */
+  readonly busy: number;
+  /** Statements waiting for a thread. */
+  readonly waiting: number;
+  /** Statements this lane has run since the pool opened (in the long lane, each was moved there). */
+  readonly statements: number;
+}
+
 interface DatabaseBase {
   readonly db: Kysely<Schema>;
   /** The SQLite file (absolute), or the PostgreSQL URL without its password. */
@@ -81,6 +93,8 @@ export interface SqliteDatabase extends DatabaseBase {
    * statement, since it is read on every request (`pragma()` prepares one on each call).
    */
   dataVersion(): number;
+  /** The read threads' lanes (`OpenOptions.readThreads`), none when reads run on the event loop. */
+  readLanes(): ReadLaneFigures[];
   /** Whether statements run under `OpenOptions.statementTimeoutMs` (false without it, or when the extension was not built). */
   readonly hasStatementBudget: boolean;
 }
@@ -119,7 +133,23 @@ export interface OpenOptions {
    * needs the database is answered 503 within budget + margin at most per statement.
    */
   statementTimeoutMs?: number;
+  /**
+   * SQLite: how many worker threads run the selects of this process off the event loop (see
+   * `sqlite/read-pool.ts`): at least 2, one of them for statements that outrun the quick lane's
+   * budget; 0 or undefined, selects run on the event loop. Ignored by PostgreSQL, whose driver
+   * never blocks the loop.
+   */
+  readThreads?: number;
+  /** SQLite, with `readThreads`: the quick lane's budget per statement (default `QUICK_READ_BUDGET_MS`). */
+  quickReadBudgetMs?: number;
 }
+
+/**
+ * The quick lane's default budget per statement, in milliseconds. Every statement ftcapi's design
+ * bounds (docs/query-design.md) takes well under it; one that outruns it is costly (a filter no
+ * index or count table answers) and is run again in the long lane.
+ */
+export const QUICK_READ_BUDGET_MS = 25;
 
 /**
  * How long past the statement budget the client still waits for an answer: the server's own

@@ -20,19 +20,20 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `ftcapi serve <args>` as a real process and waits for its banner. */
+/**
+ * Starts `ftcapi serve <args>` as a real process and waits for its banner: from the sources through
+ * tsx, or with `built` from dist/ as operators run it (`npm test` builds first).
+ */
 export function startServeProcess(
   args: string[],
   timeoutMs = 120_000,
   cwd = REPO_ROOT,
+  built = false,
 ): Promise<ServeProcess> {
-  const child = spawn(
-    process.execPath,
-    ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/ftcapi.ts"), "serve", ...args],
-    {
-      cwd,
-    },
-  );
+  const entry = built
+    ? [join(REPO_ROOT, "dist/cli/ftcapi.js")]
+    : ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/ftcapi.ts")];
+  const child = spawn(process.execPath, [...entry, "serve", ...args], { cwd });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk) => {

@@ -63,4 +63,20 @@ describe("serve options are said once (SERVE_OPTIONS)", () => {
     assert.equal(serveConfig({ metricsPort: "0" }, {}).metricsPort, 0);
     assert.throws(() => serveConfig({ metricsPort: "metrics" }, {}), /--metrics-port must be a port number/);
   });
+
+  it("--read-threads is 0 (reads on the event loop) or at least 2 (a quick lane and a long one)", () => {
+    assert.equal(serveConfig({}, {}).readThreads, 2);
+    assert.equal(serveConfig({ readThreads: "0" }, {}).readThreads, 0);
+    assert.equal(serveConfig({}, { FTCAPI_READ_THREADS: "3" }).readThreads, 3);
+    assert.throws(
+      () => serveConfig({ readThreads: "1" }, {}),
+      /--read-threads must be 0 .* or at least 2; got '1'/,
+    );
+    assert.throws(() => serveConfig({ readThreads: "two" }, {}), /--read-threads must be a whole number/);
+    assert.equal(serveConfig({}, {}).quickReadBudgetMs, 25);
+    assert.throws(
+      () => serveConfig({ quickReadBudgetMs: "0" }, {}),
+      /--quick-read-budget-ms must be a whole number, at least 1/,
+    );
+  });
 });

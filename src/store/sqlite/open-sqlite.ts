@@ -2,13 +2,21 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
-import { type CounterFile, commitLedger, type OpenOptions, type SqliteDatabase } from "../database.js";
+import {
+  type CounterFile,
+  commitLedger,
+  type OpenOptions,
+  QUICK_READ_BUDGET_MS,
+  type SqliteDatabase,
+} from "../database.js";
 import type { Schema } from "../schema.js";
 import { isDatabaseReady } from "../unavailable.js";
 import { SqliteComplaintWriter } from "./complaint-writer.js";
 import { counterFileOf, openCounterFile } from "./counter-file.js";
 import { createPrivateFile } from "./create-private-file.js";
 import { SqliteRateLimitStore } from "./rate-limit-store.js";
+import { SqliteReadPool } from "./read-pool.js";
+import { ReadRoutingSqliteDialect } from "./read-routing-dialect.js";
 import { openSqliteReadSnapshot } from "./sqlite-read-snapshot.js";
 import { type DriverStatement, StatementBudget } from "./statement-budget.js";
 import { writeWithoutWaiting } from "./write-without-waiting.js";
@@ -28,8 +36,20 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     options.statementTimeoutMs === undefined
       ? undefined
       : StatementBudget.load(sqlite, options.statementTimeoutMs);
+  const dialectConfig = { database: withStatementCache(sqlite, budget) };
+  const readPool =
+    options.readThreads === undefined || options.readThreads === 0
+      ? undefined
+      : new SqliteReadPool(
+          file,
+          options.readThreads,
+          options.statementTimeoutMs,
+          options.quickReadBudgetMs ?? QUICK_READ_BUDGET_MS,
+        );
   const db = new Kysely<Schema>({
-    dialect: new SqliteDialect({ database: withStatementCache(sqlite, budget) }),
+    dialect: readPool
+      ? new ReadRoutingSqliteDialect(dialectConfig, readPool)
+      : new SqliteDialect(dialectConfig),
   });
   const rowStatements = withStatementCache(sqlite, budget, true);
   let counterFile: CounterFile | undefined;
@@ -56,6 +76,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     sqlite,
     dataVersion,
     hasStatementBudget: budget !== undefined,
+    readLanes: () => readPool?.figures() ?? [],
     ...commitLedger(),
     location: file,
     counters,
@@ -71,6 +92,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     },
     selectRows: async (query) => {
       const { sql: text, parameters } = query;
+      if (readPool) return (await readPool.select(text, parameters, true)) as unknown[][];
       return rowStatements.prepare(text).all(parameters) as unknown[][];
     },
     writeWithoutWaiting: (query) => writeWithoutWaiting(database, query),
