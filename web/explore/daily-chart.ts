@@ -32,7 +32,11 @@ export function renderDailyChart(host: HTMLElement, points: readonly DailyPoint[
       height: CHART_HEIGHT,
       tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
       scales: {
-        x: { time: true },
+        // One day alone would give the axis no width: a day either side.
+        x: {
+          time: true,
+          range: (_plot, min, max) => (min === max ? [min - 86_400, max + 86_400] : [min, max]),
+        },
         y: { range: (_plot, _min, max) => [0, Math.max(1, max) * 1.1] },
         share: { range: [0, 100] },
       },
