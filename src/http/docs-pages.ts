@@ -72,12 +72,12 @@ export function explorePage(assets: WebAssets): string {
 <noscript><p class="notice">The explorer draws its charts in your browser with JavaScript, which is off. The same figures come from the API itself: see the <a href="/docs/guide#counts-get-v0dnc-complaintscounts">counts</a> in the guide, or the <a href="/">examples on the home page</a>.</p></noscript>
 <section class="key-panel" aria-labelledby="key-title" data-needs-script hidden>
 <h2 id="key-title" class="visually-hidden">API key</h2>
-<form id="key-form">
+<form id="key-form" class="inline-field">
 <label for="api-key">Your API key (optional)</label>
-<div class="inline-field"><input type="password" id="api-key" name="api-key" autocomplete="off" spellcheck="false" aria-describedby="key-help"> <button type="submit">Use this key</button> <button type="button" id="use-demo-key" class="secondary">Use DEMO_KEY</button></div>
+<input type="password" id="api-key" name="api-key" autocomplete="off" spellcheck="false" aria-describedby="key-help"> <button type="submit">Use this key</button> <button type="button" id="use-demo-key" class="secondary">Use DEMO_KEY</button>
 </form>
-<p id="key-help">Without a key of your own the explorer uses <code>DEMO_KEY</code>, which allows a few requests an hour from one address; <a href="/signup">get a key</a> for more. Your key stays in this browser (local storage) and is sent only in the <code>X-Api-Key</code> header, never in a link.</p>
 <p id="key-status" aria-live="polite"></p>
+<details><summary>About keys</summary><p id="key-help">Without a key of your own the explorer uses <code>DEMO_KEY</code>, which allows a few requests an hour from one address; <a href="/signup">get a key</a> for more. Your key stays in this browser (local storage) and is sent only in the <code>X-Api-Key</code> header, never in a link.</p></details>
 </section>
 <nav aria-label="Explorer views" class="view-tabs" data-needs-script hidden><ul>
 <li><a href="?view=complaints">Complaints</a></li>

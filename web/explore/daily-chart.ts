@@ -20,7 +20,7 @@ export function renderDailyChart(host: HTMLElement, points: readonly DailyPoint[
     .join("");
   host.innerHTML = `<div class="chart-and-table">
 <figure class="chart" data-points="${points.length}"><figcaption>${escapeHtml(caption)}</figcaption><div class="chart-canvas" role="img" aria-label="${escapeHtml(`${caption}: line chart; the table beside it has the same figures`)}"></div></figure>
-<div class="table-wrap daily-table" tabindex="0" role="region" aria-label="${escapeHtml(`${caption}, data table`)}"><table><caption>${escapeHtml(caption)}, as a table</caption><thead><tr><th scope="col">Day</th><th scope="col" class="number">Complaints</th><th scope="col" class="number">Robocalls</th><th scope="col" class="number">Robocall share</th></tr></thead><tbody>${rows}</tbody></table></div>
+<div class="table-wrap daily-table" tabindex="0" role="region" aria-label="${escapeHtml(`${caption}, data table`)}"><table><caption>The same, per day</caption><thead><tr><th scope="col">Day</th><th scope="col" class="number">Complaints</th><th scope="col" class="number">Robocalls</th><th scope="col" class="number">Robocall share</th></tr></thead><tbody>${rows}</tbody></table></div>
 </div>`;
   const canvas = host.querySelector<HTMLElement>(".chart-canvas")!;
   const xs = points.map((point) => dayMillis(point.day) / 1000);
