@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The web front in a real browser (issue 15): Debian's Chromium, driven by playwright-core, over a
  * real `ftcapi serve` process on generated data. The landing page's figures are /v0/status's; the

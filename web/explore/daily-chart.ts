@@ -4,11 +4,16 @@ import { escapeHtml, formatCount, formatShare } from "./html-text.js";
 
 const charts = new WeakMap<HTMLElement, { plot: uPlot; observer: ResizeObserver }>();
 const CHART_HEIGHT = 260;
+/**
+ * Up to a year, the table beside the chart is open; a longer one starts closed: laying out
+ * 3,000 rows takes Chromium about half a second, which the view need not wait for.
+ */
+const OPEN_TABLE_DAYS = 366;
 
 /**
  * Complaints per day (left axis) and the robocall share in percent (right axis) as a uPlot line
  * chart, one point per day, next to a table of the same figures (for screen readers, and to read
- * exact values). `host` is emptied first; its chart is drawn again when its width changes.
+ * exact values; closed at first beyond a year of days, see OPEN_TABLE_DAYS). `host` is emptied first; its chart is drawn again when its width changes.
  */
 export function renderDailyChart(host: HTMLElement, points: readonly DailyPoint[], caption: string): void {
   destroyChart(host);
@@ -20,7 +25,7 @@ export function renderDailyChart(host: HTMLElement, points: readonly DailyPoint[
     .join("");
   host.innerHTML = `<div class="chart-and-table">
 <figure class="chart" data-points="${points.length}"><figcaption>${escapeHtml(caption)}</figcaption><div class="chart-canvas" role="img" aria-label="${escapeHtml(`${caption}: line chart; the table beside it has the same figures`)}"></div></figure>
-<div class="table-wrap daily-table" tabindex="0" role="region" aria-label="${escapeHtml(`${caption}, data table`)}"><table><caption>The same, per day</caption><thead><tr><th scope="col">Day</th><th scope="col" class="number">Complaints</th><th scope="col" class="number">Robocalls</th><th scope="col" class="number">Robocall share</th></tr></thead><tbody>${rows}</tbody></table></div>
+<details class="daily-details"${points.length > OPEN_TABLE_DAYS ? "" : " open"}><summary>Table of the ${formatCount(points.length)} days</summary><div class="table-wrap daily-table" tabindex="0" role="region" aria-label="${escapeHtml(`${caption}, data table`)}"><table><caption>The same, per day</caption><thead><tr><th scope="col">Day</th><th scope="col" class="number">Complaints</th><th scope="col" class="number">Robocalls</th><th scope="col" class="number">Robocall share</th></tr></thead><tbody>${rows}</tbody></table></div></details>
 </div>`;
   const canvas = host.querySelector<HTMLElement>(".chart-canvas")!;
   const xs = points.map((point) => dayMillis(point.day) / 1000);
