@@ -33,7 +33,7 @@ export function landingPage(assets: WebAssets, status: StatusDocument, example: 
 <dt>Newest record</dt><dd data-field="newest-created-date">${escapeHtml(facts["newest-created-date"] ?? "none yet")}</dd>
 <dt>Last updated</dt><dd data-field="last-updated">${escapeHtml(instantText(facts["last-updated"]))}</dd>
 <dt>Next update due</dt><dd data-field="next-update-due">${escapeHtml(instantText(facts["next-update-due"]))}${facts.overdue ? ' <span class="error">(overdue)</span>' : ""}</dd>
-<dt>Published</dt><dd>${escapeHtml(facts.schedule)}</dd>
+<dt>Published</dt><dd class="schedule">${escapeHtml(facts.schedule)}</dd>
 </dl>
 </section>`;
     })
