@@ -364,12 +364,14 @@ describe("the web front in Chromium", {
     await narrow.setViewportSize({ width: 320, height: 640 });
     for (const path of [
       "/",
+      "/docs",
       "/docs/guide",
       `/explore?view=complaints&from=${FROM}&to=${TO}`,
       "/explore?view=notices&q=capital",
     ]) {
       await narrow.goto(`${server.httpsUrl}${path}`);
       if (path.startsWith("/explore")) await narrow.waitForSelector("#view[data-ready]");
+      if (path === "/docs") await narrow.waitForSelector("#redoc-container h1", { timeout: 30_000 });
       const widths = await narrow.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
       assert.ok(widths[0]! <= widths[1]!, `${path}: ${widths[0]} px wide in a ${widths[1]} px window`);
     }
