@@ -2,7 +2,7 @@ import type { CountAnswer } from "./api-client.js";
 import { countTableHtml, sizeBars } from "./count-table.js";
 import { renderDailyChart } from "./daily-chart.js";
 import { dailySeries } from "./daily-series.js";
-import { type ExplorerContext, fill } from "./explorer-context.js";
+import { type ExplorerContext, fill, loadingHtml } from "./explorer-context.js";
 import { escapeHtml, formatCount, formatShare } from "./html-text.js";
 
 const COUNTS = "/v0/dnc-complaints/counts";
@@ -20,10 +20,10 @@ export async function renderPhoneView(ctx: ExplorerContext, number: string): Pro
 ${
   number === ""
     ? `<p>Enter a number, or pick one of the top reported numbers in the <a href="?view=complaints">complaints view</a>.</p>`
-    : `<section data-section="phone-daily" aria-labelledby="phone-daily-title"><h3 id="phone-daily-title">Complaints about ${escapeHtml(number)}</h3>${""}</section>
+    : `<section data-section="phone-daily" aria-labelledby="phone-daily-title"><h3 id="phone-daily-title">Complaints about ${escapeHtml(number)}</h3>${loadingHtml("complaints per day")}</section>
 <div class="two-columns">
-<section data-section="phone-states" aria-labelledby="phone-states-title"><h3 id="phone-states-title">States</h3></section>
-<section data-section="phone-subjects" aria-labelledby="phone-subjects-title"><h3 id="phone-subjects-title">Subjects</h3></section>
+<section data-section="phone-states" aria-labelledby="phone-states-title"><h3 id="phone-states-title">States</h3>${loadingHtml("states")}</section>
+<section data-section="phone-subjects" aria-labelledby="phone-subjects-title"><h3 id="phone-subjects-title">Subjects</h3>${loadingHtml("subjects")}</section>
 </div>`
 }`;
   ctx.host.querySelector<HTMLFormElement>("[data-form=phone]")!.addEventListener("submit", (event) => {
@@ -32,14 +32,6 @@ ${
     ctx.navigate({ view: "phone", number: String(value ?? "").replace(/\D/g, "") });
   });
   if (number === "") return;
-  for (const name of ["phone-daily", "phone-states", "phone-subjects"]) {
-    ctx.host
-      .querySelector(`[data-section=${name}]`)!
-      .insertAdjacentHTML(
-        "beforeend",
-        `<p class="loading" role="status"><span class="spinner" aria-hidden="true"></span>Loading…</p>`,
-      );
-  }
   const count = (parameters: Record<string, string | number>) =>
     ctx.api.get<CountAnswer>(COUNTS, { company_phone_number: number, ...parameters });
   await Promise.all([
