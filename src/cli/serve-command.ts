@@ -37,7 +37,7 @@ async function runServe(flags: RawServeOptions): Promise<void> {
     [
       `ftcapi is serving ${redactPasswords(config.db)}${config.workers > 1 ? ` with ${config.workers} workers` : ""}`,
       `  HTTPS:    ${server.httpsUrl}`,
-      `  HTTP:     ${server.httpUrl}  (answers HTTPS_REQUIRED unless --trust-proxy and X-Forwarded-Proto: https)`,
+      `  HTTP:     ${server.httpUrl}  (pages redirect to HTTPS; the API answers HTTPS_REQUIRED unless --trust-proxy and X-Forwarded-Proto: https)`,
       ...(server.metricsUrl
         ? [`  Metrics:  ${server.metricsUrl}  (Prometheus; not on the API's ports)`]
         : []),

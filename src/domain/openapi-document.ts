@@ -467,7 +467,7 @@ const SCHEMAS = {
 
 /** What the contract does not cover, said in the document and in docs/api.md. */
 export const OPENAPI_UNCHECKED =
-  'Pages for people (`/signup` and its form, HTML) and CORS preflights (`OPTIONS`) are not described. Any other answer not described here is a 4xx or 5xx with the gateway\'s `{"error":{"code","message"}}` body (for example 404 `NOT_FOUND` for an unknown path, 405 `METHOD_NOT_ALLOWED`).';
+  'Pages for people (HTML, and the files they load: `/`, `/docs`, `/explore`, `/signup` and its form, `/assets/`) and CORS preflights (`OPTIONS`) are not described. Any other answer not described here is a 4xx or 5xx with the gateway\'s `{"error":{"code","message"}}` body (for example 404 `NOT_FOUND` for an unknown path, 405 `METHOD_NOT_ALLOWED`).';
 
 /** The OpenAPI 3.1 description of the API, built from the same lists the parsers use. */
 export function openApiDocument(serverUrl: string): Record<string, unknown> {

@@ -28,6 +28,8 @@ import type { ServerMetrics } from "./server-metrics.js";
 import { registerSignupRoutes } from "./signup-routes.js";
 import { registerStatusRoutes } from "./status-routes.js";
 import type { UnknownParameters } from "./unknown-parameters.js";
+import { WebAssets } from "./web-assets.js";
+import { registerWebRoutes } from "./web-routes.js";
 
 export interface AppDeps {
   complaints: ComplaintStore;
@@ -61,6 +63,8 @@ export interface AppDeps {
   serverFactory?: FastifyServerFactory;
   /** Where requests and answer caches are reported; undefined: no metrics (no `--metrics-port`). */
   metrics?: ServerMetrics;
+  /** The built web front (pages, docs, explorer); undefined: read from dist/web (`npm run build`). */
+  webAssets?: WebAssets;
 }
 
 declare module "fastify" {
@@ -154,6 +158,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     issueKey: deps.issueKey,
     limiter: deps.rateLimiter,
     signupsPerHour: deps.signupsPerHour,
+    baseUrl: deps.baseUrl,
+    selfSignedCertPath: deps.selfSignedCertPath,
+  });
+
+  const webAssets = deps.webAssets ?? (await WebAssets.load());
+  if (!webAssets.built) deps.logger.warn("The web front is not built (dist/web): run npm run build.");
+  registerWebRoutes(app, {
+    assets: webAssets,
+    freshness: deps.freshness,
     baseUrl: deps.baseUrl,
     selfSignedCertPath: deps.selfSignedCertPath,
   });

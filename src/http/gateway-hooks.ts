@@ -21,10 +21,12 @@ export interface GatewayOptions {
 
 /**
  * What the gateway asks of a request to a route, set in the route's `config.access`:
- * `open` (health probes: nothing), `https` (pages and the OpenAPI document: HTTPS only) or
- * `keyed` (the API: HTTPS, a valid key, the rate limit). A route that says nothing is `keyed`.
+ * `open` (health probes: nothing), `https` (the sign-up form and the OpenAPI document: HTTPS
+ * only), `page` (the web front: HTTPS only, and a GET or HEAD over plain HTTP is redirected there
+ * with 301, as browsers expect of a page) or `keyed` (the API: HTTPS, a valid key, the rate
+ * limit). A route that says nothing is `keyed`.
  */
-export type RouteAccess = "open" | "https" | "keyed";
+export type RouteAccess = "open" | "https" | "page" | "keyed";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -55,9 +57,11 @@ export function registerGatewayHooks(app: FastifyInstance, options: GatewayOptio
     const access = accessOf(req);
     if (access === "open") return;
     if (req.protocol !== "https") {
-      throw new ApiError("HTTPS_REQUIRED", {
-        vars: { httpsUrl: httpsUrlOf(req, options.baseUrl, options.httpsPort()) },
-      });
+      const httpsUrl = httpsUrlOf(req, options.baseUrl, options.httpsPort());
+      if (access === "page" && (req.method === "GET" || req.method === "HEAD")) {
+        return reply.code(301).header("Location", httpsUrl).header("Cache-Control", "no-cache").send();
+      }
+      throw new ApiError("HTTPS_REQUIRED", { vars: { httpsUrl } });
     }
     if (access !== "keyed") return;
     const presented = presentedKey(req);

@@ -1,13 +1,6 @@
 import { SIGNUP_FIELDS } from "../domain/signup-form.js";
-
-const escapes: Record<string, string> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => escapes[character]!);
+import { curlCommand, type ExampleRequest } from "./example-request.js";
+import { escapeHtml } from "./html-text.js";
 
 function page(title: string, body: string): string {
   return `<!doctype html>
@@ -70,20 +63,11 @@ ${error ? `<p id="form-error" class="error" role="alert">${escapeHtml(error.mess
   );
 }
 
-/** Where the sign-up page's example request goes. */
-export interface ExampleRequest {
-  /** The server's absolute address (`https://host:port`, or the public base URL), without a trailing slash. */
-  baseUrl: string;
-  /** The self-signed certificate's path, given to curl as `--cacert`; undefined for a trusted certificate. */
-  caCertPath?: string;
-}
-
 /**
  * The answer to a successful sign-up: the key, once, and a curl request that works as copied: at
  * the server's absolute address, with `--cacert` when the certificate is the self-signed one.
  */
 export function signupDonePage(key: string, email: string, example: ExampleRequest): string {
-  const cacert = example.caCertPath === undefined ? "" : `--cacert ${shellQuoted(example.caCertPath)} `;
   const caNote =
     example.caCertPath === undefined
       ? ""
@@ -94,13 +78,8 @@ export function signupDonePage(key: string, email: string, example: ExampleReque
 <p>Keep this key safe: it is shown only once. It was issued to ${escapeHtml(email)}.</p>
 <p id="api-key" class="key">${escapeHtml(key)}</p>
 <p>Send it in the <code>X-Api-Key</code> header, or as the <code>api_key</code> parameter:</p>
-<pre id="example-request">${escapeHtml(`curl ${cacert}-H 'X-Api-Key: ${key}' '${example.baseUrl}/v0/dnc-complaints?items_per_page=5'`)}</pre>${caNote}`,
+<pre id="example-request">${escapeHtml(curlCommand(example, key, "/v0/dnc-complaints?items_per_page=5"))}</pre>${caNote}`,
   );
-}
-
-/** A path as the shell reads it: bare when it holds only safe characters, else single-quoted. */
-function shellQuoted(path: string): string {
-  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
 }
 
 /** Shown when an address has asked for too many keys. */

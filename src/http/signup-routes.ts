@@ -4,6 +4,7 @@ import type { RateLimitDecision, RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
 import { parseSignup, SIGNUP_FIELDS, type Signup } from "../domain/signup-form.js";
 import { SECONDS_PER_HOUR } from "../domain/time.js";
+import { caCertPathFor } from "./example-request.js";
 import { limitHeaders, overRateLimitError } from "./gateway-hooks.js";
 import { publicBaseUrl } from "./request-urls.js";
 import { signupDonePage, signupFormPage, signupLimitedPage } from "./signup-page.js";
@@ -94,9 +95,7 @@ export async function registerSignupRoutes(app: FastifyInstance, options: Signup
         return reply.type(HTML).send(
           signupDonePage(key, signup.email, {
             baseUrl: publicBaseUrl(req, options.baseUrl),
-            // Only a client that reached this server's own TLS listener sees the self-signed
-            // certificate; behind a proxy it sees the proxy's.
-            caCertPath: isOwnTls(req) ? options.selfSignedCertPath : undefined,
+            caCertPath: caCertPathFor(req, options.selfSignedCertPath),
           }),
         );
       },
@@ -155,11 +154,6 @@ function formValues(body: unknown): Record<string, string> {
     if (typeof value === "string") values[name] = value;
   }
   return values;
-}
-
-/** True when the request arrived over this server's own HTTPS listener (not through a proxy's plain connection). */
-function isOwnTls(req: FastifyRequest): boolean {
-  return (req.socket as { encrypted?: boolean }).encrypted === true;
 }
 
 function isJson(req: FastifyRequest): boolean {

@@ -73,6 +73,14 @@ for (const dialect of DIALECTS) {
         for (const [form, target] of targetForms(route, host)) {
           const send = (origin: string, headers: Record<string, string> = {}) =>
             rawRequest(origin, target, { ca: server.ca, headers });
+          if (form === "absolute, no path") {
+            // `https://h?q` is `/?q`: the public landing page (no key, no record), never the route.
+            const page = await send(server.httpsUrl);
+            assert.equal(page.status, 200, `${target}: ${page.body.slice(0, 200)}`);
+            assert.match(String(page.headers["content-type"]), /^text\/html/, target);
+            assert.equal((await send(server.httpUrl, { "X-Api-Key": key })).status, 301, target);
+            continue;
+          }
           assertRefused(await send(server.httpsUrl), ["API_KEY_MISSING"], `${form} ${target}, no key`);
           assertRefused(
             await send(server.httpsUrl, { "X-Api-Key": disabled }),

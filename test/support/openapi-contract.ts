@@ -19,11 +19,15 @@ type Json = Record<string, any>;
 
 /**
  * The rule for what the contract does not cover (also in the document's description and
- * docs/api.md): pages for people (`/signup` and below, HTML) and CORS preflights (`OPTIONS`).
+ * docs/api.md): pages for people (HTML, and the files they load): `/signup`, `/`, `/docs`,
+ * `/explore` and `/assets`, each with what is below it; and CORS preflights (`OPTIONS`).
  */
 export function isOutsideContract(method: string, path: string): boolean {
   const pathname = path.split("?")[0]!;
-  return method.toUpperCase() === "OPTIONS" || pathname === "/signup" || pathname.startsWith("/signup/");
+  if (method.toUpperCase() === "OPTIONS" || pathname === "/") return true;
+  return ["/signup", "/docs", "/explore", "/assets"].some(
+    (page) => pathname === page || pathname.startsWith(`${page}/`),
+  );
 }
 
 const DOCUMENT_ID = "https://ftcapi.invalid/openapi.json";

@@ -161,5 +161,10 @@ describe("the OpenAPI contract check", () => {
     assert.equal(contract.violation({ ...html, path: "/signup/thanks?x=1" }), undefined);
     assert.equal(contract.violation({ ...goodPage, method: "OPTIONS", status: 204, body: "" }), undefined);
     assert.notEqual(contract.violation({ ...html, path: "/signups" }), undefined);
+    for (const page of ["/", "/docs", "/docs/guide/api", "/explore?view=phone", "/assets/explore-X.js"]) {
+      assert.equal(contract.violation({ ...html, path: page }), undefined, page);
+    }
+    assert.notEqual(contract.violation({ ...html, path: "/explorer" }), undefined);
+    assert.notEqual(contract.violation({ ...html, path: "/v0/docs" }), undefined);
   });
 });
