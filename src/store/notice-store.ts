@@ -59,7 +59,7 @@ export class NoticeStore {
       snapshot = await this.current({ after: snapshot.version });
       resolved = (await this.resolveInDatabase(snapshot, query)) ?? new Map();
     }
-    const matches = snapshot.matching(query.filter, resolved);
+    const matches = await snapshot.matching(query.filter, resolved);
     const positions = snapshot.page(matches, query.sort, query.offset, query.limit);
     const total = matches === undefined ? snapshot.size : matches.count;
     return { total, records: positions.map((position) => snapshot.notices[position]!) };
@@ -85,7 +85,7 @@ export class NoticeStore {
       snapshot = await this.current({ after: snapshot.version });
       resolved = (await this.resolveInDatabase(snapshot, listQuery)) ?? new Map();
     }
-    const matches = snapshot.matching(query.filter, resolved);
+    const matches = await snapshot.matching(query.filter, resolved);
     const length = query.by[0] === "year" ? 4 : 7;
     const counts = new Map<string | null, number>();
     const tally = (position: number) => {
