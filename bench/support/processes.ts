@@ -56,6 +56,9 @@ export function serve(args: string[]): Promise<Served> {
   const child = spawn(
     process.execPath,
     [
+      // As operators run it (docs/deployment.md).
+      "--max-old-space-size=160",
+      "--max-semi-space-size=8",
       "dist/cli/ftcapi.js",
       "serve",
       "--port",

@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { DEMO_KEY } from "../access/api-keys.js";
 import { optionHelp, type RawServeOptions, SERVE_OPTIONS, serveConfig } from "../config.js";
 import { redactPasswords } from "../domain/redact-passwords.js";
-import { serve } from "../main.js";
+import { hasHeapLimit, serve, V8_MEMORY_FLAGS } from "../main.js";
 import { relativeToHere } from "./relative-to-here.js";
 
 /** `ftcapi serve`: HTTPS on --port, a plain listener on --http-port, until SIGTERM or SIGINT. */
@@ -45,6 +45,8 @@ async function runServe(flags: RawServeOptions): Promise<void> {
       `  Try:      curl ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/dnc-complaints?items_per_page=2'`,
       `  Notices:  curl -g ${cert}-H 'X-Api-Key: ${DEMO_KEY}' '${server.httpsUrl}/v0/hsr-early-termination-notices?sort=-date&page[limit]=2'`,
       ...(config.baseUrl === undefined ? [NO_BASE_URL_WARNING] : []),
+      // Workers get the limit from the primary; one process can only be given it by whoever starts node.
+      ...(config.workers === 1 && !hasHeapLimit() ? [NO_HEAP_LIMIT_WARNING] : []),
       "",
     ].join("\n"),
   );
@@ -56,3 +58,9 @@ async function runServe(flags: RawServeOptions): Promise<void> {
  */
 const NO_BASE_URL_WARNING =
   "Warning: no --base-url: links name the Host each request sends. In production set --base-url to the public address (docs/deployment.md).";
+
+/**
+ * Printed at start by a single process that node started without a heap limit: V8 then lets
+ * garbage grow the heap far past what the caches hold before it collects (docs/deployment.md).
+ */
+const NO_HEAP_LIMIT_WARNING = `Warning: node runs without a heap limit, so under load its memory grows with uncollected garbage. Start it as node ${V8_MEMORY_FLAGS.join(" ")} dist/cli/ftcapi.js serve (docs/deployment.md).`;

@@ -26,6 +26,18 @@ export interface AnswerCacheFigures {
 export type AnswerCacheWatcher = (cache: AnswerCache) => void;
 
 /**
+ * Characters each answer cache of a process keeps at most, keys included: 21 M in all (about 21 MB,
+ * answers being mostly ASCII), so that with the notices in memory and V8's heap limit a process
+ * stays within its memory budget under any mix of requests (docs/deployment.md, Operations).
+ */
+export const ANSWER_CACHE_CHARACTERS = {
+  complaints: 12 * 1024 * 1024,
+  complaintCounts: 4 * 1024 * 1024,
+  notices: 4 * 1024 * 1024,
+  noticeCounts: 1024 * 1024,
+} as const;
+
+/**
  * Keeps recent answers of a read-only collection in memory with their ETag, so that a repeated
  * request costs a lookup and a conditional one a 304. Answers belong to the collection's version
  * (`CollectionVersion`, shared with the store's own caches and Last-Modified): a new version drops
@@ -62,7 +74,9 @@ export class AnswerCache {
       body,
       etag: `"${version}.${updatedAtSeconds ?? 0}.${hash("md5", key, "base64url").slice(0, 16)}"`,
     };
-    if (body.length <= this.maxCharacters / 8) this.answers.set(key, answer, version, body.length);
+    // The key is kept too, and a request's parameters may be as long as its headers allow (16 KB).
+    const characters = body.length + key.length;
+    if (characters <= this.maxCharacters / 8) this.answers.set(key, answer, version, characters);
     return answer;
   }
 

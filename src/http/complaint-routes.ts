@@ -19,7 +19,13 @@ import { isComplaintParameterName, parseComplaintQuery } from "../domain/complai
 import { countsDocument } from "../domain/count-options.js";
 import type { ExportFormat } from "../domain/export-format.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
-import { AnswerCache, type AnswerCacheWatcher, type CachedAnswer, sendAnswer } from "./answer-cache.js";
+import {
+  ANSWER_CACHE_CHARACTERS,
+  AnswerCache,
+  type AnswerCacheWatcher,
+  type CachedAnswer,
+  sendAnswer,
+} from "./answer-cache.js";
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
@@ -40,8 +46,7 @@ export function registerComplaintRoutes(
   watchCache: AnswerCacheWatcher = () => {},
   unknownParameters: UnknownParameters = "refuse",
 ): void {
-  // With the notices' 8 M, the same 32 M characters a process kept for answers before notices had a cache.
-  const cache = new AnswerCache(complaints.version, 24 * 1024 * 1024);
+  const cache = new AnswerCache(complaints.version, ANSWER_CACHE_CHARACTERS.complaints);
   watchCache(cache);
   const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) =>
     sendAnswer(req, reply, answer, COMPLAINTS.contentType);
@@ -95,7 +100,7 @@ export function registerComplaintRoutes(
 
   // Counts answers are kept as lists are, in a cache of their own (not in the
   // answer-cache metrics, which show each collection's list cache).
-  const countsCache = new AnswerCache(complaints.version, 8 * 1024 * 1024);
+  const countsCache = new AnswerCache(complaints.version, ANSWER_CACHE_CHARACTERS.complaintCounts);
   app.get(`${COMPLAINTS.path}/counts`, async (req, reply) => {
     const query = parseComplaintCountQuery(
       parametersToParse(queryPairs(req.url), isComplaintCountParameterName, unknownParameters, reply),

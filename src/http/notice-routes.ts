@@ -11,7 +11,7 @@ import { noticeCsvHeader, noticeCsvText, noticeNdjsonText } from "../domain/noti
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeStore } from "../store/notice-store.js";
-import { AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
+import { ANSWER_CACHE_CHARACTERS, AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
@@ -50,7 +50,7 @@ export function registerNoticeRoutes(
   };
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
-  const cache = new AnswerCache(notices.version, 8 * 1024 * 1024);
+  const cache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.notices);
   watchCache(cache);
 
   app.get(NOTICES.path, async (req, reply) => {
@@ -103,7 +103,7 @@ export function registerNoticeRoutes(
 
   // Counts by year or month (docs/api.md, "Counts"): JSON, errors as the list's.
   // Not in the answer-cache metrics, which show each collection's list cache.
-  const countsCache = new AnswerCache(notices.version, 2 * 1024 * 1024);
+  const countsCache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.noticeCounts);
   app.get(`${NOTICES.path}/counts`, async (req, reply) => {
     const { path, pairs } = requestOf(req);
     const query = parseNoticeCountQuery(

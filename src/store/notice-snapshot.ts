@@ -16,7 +16,7 @@ const ORDERING_OPERATORS = new Set(["<", "<=", ">", ">=", "BETWEEN", "NOT BETWEE
 const FEW_CANDIDATES = 4_000;
 
 /** The matches of filters kept per snapshot, in bytes (4 a match, and 4 a match per sort paged). */
-const MATCHES_KEPT_BYTES = 16 * 1024 * 1024;
+const MATCHES_KEPT_BYTES = 8 * 1024 * 1024;
 
 /** The notices that match a filter: their positions, and their places in each sort asked for. */
 export interface Matches {
@@ -156,7 +156,9 @@ export class NoticeSnapshot {
         if (members[position] === 1) positions[at++] = position;
     }
     const matches: Matches = { count: positions.length, positions, places: new Map(), walked: new Set() };
-    if (key !== undefined) this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20));
+    // The weight counts the key, the filter's text: a filter of long values costs its length in bytes.
+    if (key !== undefined)
+      this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20) + key.length);
     return matches;
   }
 

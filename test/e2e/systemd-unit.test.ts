@@ -51,10 +51,12 @@ describe("docs/systemd/ftcapi.service", () => {
     service = unitKeys(text).get("Service") ?? new Map();
   });
 
-  it("starts the server as node dist/cli/ftcapi.js serve, never through npx or npm", async () => {
+  it("starts the server as node dist/cli/ftcapi.js serve with a heap limit, never through npx or npm", async () => {
     const exec = service.get("ExecStart");
     assert.equal(exec?.length, 1, "one ExecStart");
-    assert.match(exec[0]!, /^(\/usr\/bin\/env node|\/\S*\/node) \S*\/dist\/cli\/ftcapi\.js serve\b/);
+    assert.match(exec[0]!, /^(\/usr\/bin\/env node|\/\S*\/node)( --\S+)* \S*\/dist\/cli\/ftcapi\.js serve\b/);
+    // With V8's heap limit, as docs/deployment.md says (without it garbage grows the heap to gigabytes).
+    assert.match(exec[0]!, / --max-old-space-size=\d+ /);
     assert.doesNotMatch(exec[0]!, /\b(npx|npm)\b/);
     const bin = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")).bin.ftcapi;
     assert.ok(exec[0]!.includes(`/${bin} `), `runs the package's bin, ${bin}`);

@@ -27,24 +27,27 @@ test("a notices document written as text equals the object written by JSON.strin
       fc.array(notice, { maxLength: 6 }),
       fc.nat(100),
       fc.webUrl(),
+      fc.webUrl(),
       fc.array(fc.tuple(anyText, anyText), { maxLength: 3 }),
       fc.nat(60),
       fc.integer({ min: 1, max: 50 }),
       fc.option(fc.subarray(["title", "date", "tags", "node_type"]), { nil: undefined }),
-      (notices, total, base, pairs, offset, limit, fields) => {
-        const options = {
-          collectionUrl: `${base}/v0/hsr-early-termination-notices`,
-          path: `${base}/v0/hsr-early-termination-notices`,
-          pairs,
-          query: { offset, limit, fields: fields as never },
-          paged: true,
-        };
-        // Twice: the second reuses each notice's kept text.
-        for (let round = 0; round < 2; round++)
+      (notices, total, base, otherBase, pairs, offset, limit, fields) => {
+        // Twice on one address (the second reuses each notice's kept text), then on another
+        // address (the kept text is rewritten for it) and back.
+        for (const address of [base, base, otherBase, base]) {
+          const options = {
+            collectionUrl: `${address}/v0/hsr-early-termination-notices`,
+            path: `${address}/v0/hsr-early-termination-notices`,
+            pairs,
+            query: { offset, limit, fields: fields as never },
+            paged: true,
+          };
           assert.equal(
             noticeDocumentText(notices, total, options),
             JSON.stringify(noticeDocument(notices, total, options)),
           );
+        }
       },
     ),
     { numRuns: 500 },

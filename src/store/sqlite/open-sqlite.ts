@@ -30,7 +30,8 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 10000");
-  sqlite.pragma("cache_size = -65536");
+  // With read threads this connection reads little (counts, the notices' snapshot) and writes.
+  sqlite.pragma(`cache_size = -${options.readThreads ? 8_192 : 65_536}`);
   sqlite.pragma("temp_store = MEMORY");
   const budget =
     options.statementTimeoutMs === undefined

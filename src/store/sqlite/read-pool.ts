@@ -3,7 +3,7 @@ import type { ReadLaneFigures } from "../database.js";
 import type { ReadAnswer, ReadRequest, ReadWorkerOptions } from "./read-worker.js";
 
 /** Page cache of each read worker, in KiB (the file system caches the rest). */
-const WORKER_CACHE_KIB = 32_768;
+const WORKER_CACHE_KIB = 8_192;
 
 interface Job {
   readonly request: Omit<ReadRequest, "id">;
@@ -75,7 +75,9 @@ function startWorker(options: ReadWorkerOptions): Worker {
   const fromSource = import.meta.url.endsWith(".ts");
   const entry = new URL(fromSource ? "./read-worker.ts" : "./read-worker.js", import.meta.url);
   if (!fromSource) return new Worker(entry, { workerData: options });
-  const bootstrap = `import("tsx/esm/api").then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
+  // Resolved here: an evaluated worker resolves bare names from the working directory, which may be anywhere.
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
   return new Worker(bootstrap, { eval: true, workerData: options });
 }
 
