@@ -22,17 +22,19 @@ export interface ServeProcess {
 
 /**
  * Starts `ftcapi serve <args>` as a real process and waits for its banner: from the sources through
- * tsx, or with `built` from dist/ as operators run it (`npm test` builds first).
+ * tsx, or with `built` from dist/ as operators run it (`npm test` builds first); `nodeFlags` go to
+ * node itself.
  */
 export function startServeProcess(
   args: string[],
   timeoutMs = 120_000,
   cwd = REPO_ROOT,
   built = false,
+  nodeFlags: readonly string[] = [],
 ): Promise<ServeProcess> {
   const entry = built
-    ? [join(REPO_ROOT, "dist/cli/ftcapi.js")]
-    : ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/ftcapi.ts")];
+    ? [...nodeFlags, join(REPO_ROOT, "dist/cli/ftcapi.js")]
+    : [...nodeFlags, "--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/ftcapi.ts")];
   const child = spawn(process.execPath, [...entry, "serve", ...args], { cwd });
   let stdout = "";
   let stderr = "";
