@@ -1,4 +1,3 @@
-import { matchKey } from "./complaint.js";
 import {
   COMPLAINT_PARAMETERS,
   type ComplaintFilters,
@@ -40,11 +39,8 @@ export const COMPLAINT_COUNT_MEMBERS: Readonly<Record<ComplaintCountField, strin
   company_phone_number: "company-phone-number",
 };
 
-/** The complaint list's filters plus `subject`, in any AND-combination. */
-export interface ComplaintCountFilters extends ComplaintFilters {
-  /** The subject's match key (`matchKey`: trimmed, lowercased). */
-  subject?: string;
-}
+/** The complaint list's filters (`subject` among them), in any AND-combination. */
+export type ComplaintCountFilters = ComplaintFilters;
 
 /** A validated `GET /v0/dnc-complaints/counts` request. */
 export interface ComplaintCountQuery extends CountOptions {
@@ -57,7 +53,6 @@ export const COMPLAINT_COUNT_PARAMETERS: readonly string[] = [
   ...COMPLAINT_PARAMETERS.filter(
     (name) => !["sort_by", "sort_order", "items_per_page", "offset"].includes(name),
   ),
-  "subject",
   ...COUNT_OPTION_PARAMETERS,
 ];
 
@@ -87,8 +82,6 @@ export function parseComplaintCountQuery(
   const by = parseCountBy(values.get("by"), COMPLAINT_COUNT_FIELDS, 2);
   const filters: ComplaintCountFilters = {};
   readComplaintFilters(values, filters, "any");
-  const subject = values.get("subject");
-  if (subject !== undefined) filters.subject = matchKey(subject);
   const options = parseCountOptions({
     minCount: values.get("min_count"),
     limit: values.get("limit"),

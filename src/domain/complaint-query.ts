@@ -18,6 +18,8 @@ export interface ComplaintFilters {
   areaCode?: string;
   robocall?: "Y" | "N";
   phone?: string;
+  /** The subject's match key (`matchKey`: trimmed, lowercased): exact match, any case. */
+  subject?: string;
 }
 
 /** A validated complaint list request. */
@@ -42,6 +44,7 @@ export const COMPLAINT_PARAMETERS = [
   "area_code",
   "is_robocall",
   "company_phone_number",
+  "subject",
   "sort_by",
   "sort_order",
   "items_per_page",
@@ -181,8 +184,13 @@ function readPlaceFilters(
   }
 }
 
-/** `company_phone_number`: the caller's number, digits only. */
+/**
+ * `company_phone_number`: the caller's number, digits only; `subject`: any text (empty and control
+ * characters are refused by `readComplaintParameters`), compared by its match key.
+ */
 function readCallerFilters(values: ReadonlyMap<string, string>, query: ComplaintFilters): void {
+  const subject = values.get("subject");
+  if (subject !== undefined) query.subject = matchKey(subject);
   const phone = values.get("company_phone_number");
   if (phone !== undefined) {
     if (!/^\d{1,20}$/.test(phone)) {

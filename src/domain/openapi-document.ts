@@ -61,6 +61,11 @@ const COMPLAINT_PARAMETER_DOCS: Record<ComplaintParameter, { description: string
     description: "The caller's number, digits exactly as published (not offered by api.ftc.gov).",
     schema: { type: "string", pattern: "^\\d+$", example: "2025550123" },
   },
+  subject: {
+    description:
+      "The complaint's subject, exactly but in any case, surrounding spaces ignored (`subject=other` matches `Other`); not offered by api.ftc.gov.",
+    schema: { type: "string", example: "Computer & technical support" },
+  },
   sort_by: {
     description: "The only order is by created date (ties by id); accepted for clients that send it.",
     schema: { type: "string", enum: ["created_date"] },
@@ -720,8 +725,9 @@ const COUNTS_SCHEMAS = {
 /** `GET /v0/dnc-complaints/counts` and `GET /v0/hsr-early-termination-notices/counts`. */
 function countsPaths(): Record<string, unknown> {
   const cached = { etag: true, lastModified: true, ignored: true };
+  // `subject` is described below, after the list's filters, in words of its own for counts.
   const complaintFilters = COMPLAINT_PARAMETERS.filter(
-    (name) => !["sort_by", "sort_order", "items_per_page", "offset"].includes(name),
+    (name) => !["sort_by", "sort_order", "items_per_page", "offset", "subject"].includes(name),
   ).map((name) => ({
     name,
     in: "query",

@@ -1,5 +1,4 @@
 import { type Expression, type Kysely, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
-import { matchKey } from "../domain/complaint.js";
 import type {
   ComplaintCountField,
   ComplaintCountFilters,
@@ -12,6 +11,7 @@ import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { Dimension } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
 import type { Schema } from "./schema.js";
+import { spellingsOf, storedSubjectsQuery } from "./subject-spellings.js";
 
 /** The database or a transaction on it. */
 type Reader = Kysely<Schema>;
@@ -345,13 +345,11 @@ export class ComplaintCountStore {
 
   /** The stored subjects whose match key is `key` (few: the subject dimension has one value each). */
   private async subjectsMatching(key: string): Promise<string[]> {
-    const rows = await this.database.db
-      .selectFrom("complaint_counts")
-      .select("value")
-      .distinct()
-      .where("dimension", "=", "subject")
-      .execute();
-    return rows.map((row) => row.value).filter((subject) => matchKey(subject) === key);
+    const rows = await this.database.selectRows(storedSubjectsQuery(this.database.db));
+    return spellingsOf(
+      rows.map((row) => String(row[0])),
+      key,
+    );
   }
 }
 

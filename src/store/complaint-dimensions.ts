@@ -1,6 +1,6 @@
 import type { Complaint } from "../domain/complaint.js";
-import type { ComplaintQuery } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
+import type { StoredComplaintQuery } from "./complaint-filters.js";
 
 /**
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
@@ -104,10 +104,22 @@ export class DimensionTally {
 
 /**
  * The dimension whose daily counts give a query's total, or null when the query mixes filters no
- * dimension covers (those are counted from the rows through the best index).
+ * dimension covers (those are counted from the rows through the best index). A subject (resolved,
+ * see `StoredComplaintQuery`) alone or with a created range is its one stored spelling's `subject`
+ * counts; with another filter, or spelled several ways in the store, it is counted on rows.
  */
-export function dimensionFor(query: ComplaintQuery): Dimension | null {
+export function dimensionFor(query: StoredComplaintQuery): Dimension | null {
   if (query.phone !== undefined) return null;
+  if (query.subject !== undefined) {
+    const alone =
+      query.subjects?.length === 1 &&
+      query.state === undefined &&
+      query.city === undefined &&
+      query.areaCode === undefined &&
+      query.robocall === undefined &&
+      query.violation === undefined;
+    return alone ? { name: "subject", value: query.subjects![0]!, column: "created_at" } : null;
+  }
   // A combination of place filters, or a city in every state, is counted on rows.
   const places =
     (query.state !== undefined ? 1 : 0) + (query.areaCode !== undefined ? 1 : 0) + (query.robocall ? 1 : 0);

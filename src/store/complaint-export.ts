@@ -8,12 +8,14 @@ import {
   equalityColumns,
   filterComplaints,
   isEmptyRange,
+  type StoredComplaintQuery,
   splitRange,
   violationDay,
 } from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
 import type { Schema } from "./schema.js";
+import { spellingsOf, storedSubjectsQuery } from "./subject-spellings.js";
 
 /**
  * Rows read per statement. Each batch is one short statement (a few milliseconds on an index), so
@@ -46,8 +48,10 @@ export async function openComplaintExport(
 ): Promise<ComplaintExport> {
   const snapshot = await database.openReadSnapshot();
   try {
-    const total = await totalIn(snapshot, database.db, query);
-    const narrowed = total === 0 ? query : await withCreatedSpan(snapshot, database.db, query);
+    const resolved = await withSubjects(snapshot, database.db, query);
+    const total = resolved === null ? 0 : await totalIn(snapshot, database.db, resolved);
+    const narrowed =
+      resolved === null || total === 0 ? query : await withCreatedSpan(snapshot, database.db, resolved);
     return {
       total,
       batches: () => readBatches(snapshot, database.db, narrowed, total),
@@ -59,10 +63,25 @@ export async function openComplaintExport(
   }
 }
 
-async function* readBatches(
+/**
+ * The query with its subject filter resolved to the stored subjects it matches, read in the
+ * snapshot; null when it matches none.
+ */
+async function withSubjects(
   snapshot: ReadSnapshot,
   db: Kysely<Schema>,
   query: ComplaintQuery,
+): Promise<StoredComplaintQuery | null> {
+  if (query.subject === undefined) return query;
+  const stored = (await snapshot.rows(storedSubjectsQuery(db))).map((row) => String(row[0]));
+  const subjects = spellingsOf(stored, query.subject);
+  return subjects.length === 0 ? null : { ...query, subjects };
+}
+
+async function* readBatches(
+  snapshot: ReadSnapshot,
+  db: Kysely<Schema>,
+  query: StoredComplaintQuery,
   total: number,
 ): AsyncGenerator<Complaint[]> {
   if (total === 0) return;
@@ -81,7 +100,7 @@ async function* readBatches(
 /** The next batch after `after` (the first without it), on the index the page of the same query uses. */
 function batchQuery(
   db: Kysely<Schema>,
-  query: ComplaintQuery,
+  query: StoredComplaintQuery,
   after: { createdAt: number; id: string } | undefined,
 ): CompiledQuery {
   const descending = query.order === "DESC";
@@ -124,8 +143,8 @@ function batchQuery(
 async function withCreatedSpan(
   snapshot: ReadSnapshot,
   db: Kysely<Schema>,
-  query: ComplaintQuery,
-): Promise<ComplaintQuery> {
+  query: StoredComplaintQuery,
+): Promise<StoredComplaintQuery> {
   if (query.violation === undefined || violationDay(query) !== undefined) return query;
   const [row] = await snapshot.rows(
     filterComplaints(
@@ -148,10 +167,14 @@ async function withCreatedSpan(
  * The exact number of complaints the query matches in the snapshot: whole days from the daily
  * counts, the cut first and last days (and filters no count covers) counted on an index.
  */
-async function totalIn(snapshot: ReadSnapshot, db: Kysely<Schema>, query: ComplaintQuery): Promise<number> {
+async function totalIn(
+  snapshot: ReadSnapshot,
+  db: Kysely<Schema>,
+  query: StoredComplaintQuery,
+): Promise<number> {
   if (isEmptyRange(query.created) || isEmptyRange(query.violation)) return 0;
   const countOf = async (compiled: CompiledQuery) => Number((await snapshot.rows(compiled))[0]?.[0] ?? 0);
-  const countRows = (filters: ComplaintQuery, created: TimeRange | undefined) =>
+  const countRows = (filters: StoredComplaintQuery, created: TimeRange | undefined) =>
     countOf(
       filterComplaints(
         db.selectFrom("complaints").select((eb) => eb.fn.countAll<number>().as("count")),

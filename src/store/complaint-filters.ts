@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, sql } from "kysely";
+import { type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
 import type { Schema } from "./schema.js";
@@ -17,16 +17,28 @@ export const COMPLAINT_COLUMNS = [
 ] as const;
 
 /**
- * Applies a complaint query's filters to a select, as pages and exports apply them. With `violationByScan`, the violation bounds are written so that
+ * A complaint query as the store reads it: its `subject` filter (a match key) resolved to the
+ * stored subjects it matches (`subjects`, see `subject-spellings.ts`). A query without `subject`
+ * needs nothing resolved.
+ */
+export interface StoredComplaintQuery extends ComplaintQuery {
+  subjects?: readonly string[];
+}
+
+/**
+ * Applies a complaint query's filters to a select, as pages and exports apply them. A `subject`
+ * filter must come resolved (`subjects`); it throws otherwise, rather than match every subject. With `violationByScan`, the violation bounds are written so that
  * no engine can use the violation index (`+violation_at`), making it read in created order.
  */
 export function filterComplaints<O>(
   select: SelectQueryBuilder<Schema, "complaints", O>,
-  query: ComplaintQuery,
+  query: StoredComplaintQuery,
   created: TimeRange | undefined,
   violationByScan = false,
 ): SelectQueryBuilder<Schema, "complaints", O> {
   let result = select;
+  if (query.subject !== undefined && query.subjects === undefined)
+    throw new Error("A subject filter must be resolved to the stored subjects before it is applied.");
   if (created) result = result.where("created_at", ">=", created.from).where("created_at", "<=", created.to);
   if (query.violation) {
     const violation = violationByScan
@@ -39,6 +51,12 @@ export function filterComplaints<O>(
   if (query.areaCode !== undefined) result = result.where("area_code", "=", query.areaCode);
   if (query.robocall !== undefined) result = result.where("robocall", "=", query.robocall);
   if (query.phone !== undefined) result = result.where("phone", "=", query.phone);
+  const subjects = query.subjects;
+  if (subjects !== undefined) {
+    if (subjects.length === 1) result = result.where("subject", "=", subjects[0]!);
+    else if (subjects.length > 1) result = result.where("subject", "in", [...subjects]);
+    else result = result.where(sql<SqlBool>`1 = 0`);
+  }
   return result;
 }
 
@@ -46,20 +64,26 @@ export function filterComplaints<O>(
  * The violation day (days since 1970) when the query selects exactly one whole day of violations
  * and no other attribute, so that the violation-day index serves it; else undefined.
  */
-export function violationDay(query: ComplaintQuery): number | undefined {
+export function violationDay(query: StoredComplaintQuery): number | undefined {
   const range = query.violation;
   if (!range || equalityColumns(query).length > 0) return undefined;
   if (range.from % SECONDS_PER_DAY !== 0 || range.to !== range.from + SECONDS_PER_DAY - 1) return undefined;
   return range.from / SECONDS_PER_DAY;
 }
 
-/** The columns a query fixes by equality, in the order of the index that serves it. */
+/**
+ * The columns a query fixes by equality, in the order of the index that serves it: the most
+ * selective filter's (the caller's number, the state and city, the area code, the subject, the
+ * robocall flag). A subject with several stored spellings fixes no column (its rows are the union of
+ * several ranges of its index, not one range in created order).
+ */
 export function equalityColumns(
-  query: ComplaintQuery,
-): Array<"phone" | "state_key" | "city_key" | "area_code" | "robocall"> {
+  query: StoredComplaintQuery,
+): Array<"phone" | "state_key" | "city_key" | "area_code" | "subject" | "robocall"> {
   if (query.phone !== undefined) return ["phone"];
   if (query.state !== undefined) return query.city !== undefined ? ["state_key", "city_key"] : ["state_key"];
   if (query.areaCode !== undefined) return ["area_code"];
+  if (query.subjects?.length === 1) return ["subject"];
   if (query.robocall !== undefined) return ["robocall"];
   return [];
 }

@@ -2,7 +2,7 @@ import type { SchemaModule } from "kysely";
 
 /**
  * The secondary indexes of `complaints`: one per filter, each ending in the API's order
- * (created_at, id), plus the violation time. The primary key and the unique id index
+ * (created_at, id), plus the violation time (`complaints_subject`: migration 013). The primary key and the unique id index
  * (`complaints_id`, below) are not listed.
  */
 export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
@@ -11,6 +11,7 @@ export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
   complaints_area: ["area_code", "created_at", "id"],
   complaints_robocall: ["robocall", "created_at", "id"],
   complaints_phone: ["phone", "created_at", "id"],
+  complaints_subject: ["subject", "created_at", "id"],
   complaints_violation: ["violation_at"],
 };
 

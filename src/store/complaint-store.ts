@@ -1,6 +1,6 @@
 import { type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
-import { type Complaint, type ComplaintRow, complaintFromRow } from "../domain/complaint.js";
+import { type Complaint, type ComplaintRow, complaintFromRow, matchKey } from "../domain/complaint.js";
 import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
@@ -14,12 +14,14 @@ import {
   equalityColumns,
   filterComplaints,
   isEmptyRange,
+  type StoredComplaintQuery,
   splitRange,
   violationDay,
 } from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import { DimensionCounts } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
+import { SubjectSpellings } from "./subject-spellings.js";
 
 /** A page of complaints, as rows, and the exact number of complaints the query matches. */
 export interface ComplaintPage {
@@ -46,6 +48,7 @@ export class ComplaintStore {
   readonly collection = COMPLAINTS;
   private readonly counts: DimensionCounts;
   private readonly groups: ComplaintCountStore;
+  private readonly subjects: SubjectSpellings;
 
   /** `version`: the complaints' change detection, shared with this process's other caches of them. */
   constructor(
@@ -53,6 +56,7 @@ export class ComplaintStore {
     readonly version: CollectionVersion = new CollectionVersion(database, COMPLAINTS),
   ) {
     this.counts = new DimensionCounts(database, version);
+    this.subjects = new SubjectSpellings(database, version);
     this.groups = new ComplaintCountStore(database, (created) =>
       this.total({ order: "DESC", limit: 0, offset: 0, ...(created ? { created } : {}) }),
     );
@@ -70,10 +74,12 @@ export class ComplaintStore {
     return row ? complaintFromRow(row as unknown as ComplaintRow) : undefined;
   }
 
-  async list(query: ComplaintQuery): Promise<ComplaintPage> {
-    if (isEmptyRange(query.created) || isEmptyRange(query.violation)) return { total: 0, rows: [] };
+  async list(wanted: ComplaintQuery): Promise<ComplaintPage> {
+    if (isEmptyRange(wanted.created) || isEmptyRange(wanted.violation)) return { total: 0, rows: [] };
+    const query = await this.resolved(wanted);
+    if (query === null) return { total: 0, rows: [] };
     const dimension = dimensionFor(query);
-    const total = await this.total(query, dimension);
+    const total = await this.totalOf(query, dimension);
     if (query.offset >= total) return { total, rows: [] };
 
     // Near the end, read backwards from the other end instead.
@@ -179,8 +185,25 @@ export class ComplaintStore {
     return keys.map((key) => byId.get(key.id)!);
   }
 
+  /**
+   * The query with its subject filter resolved to the stored subjects it matches, or null when it
+   * matches none (then nothing matches the query).
+   */
+  private async resolved(query: ComplaintQuery): Promise<StoredComplaintQuery | null> {
+    if (query.subject === undefined) return query;
+    const subjects = await this.subjects.matching(query.subject);
+    return subjects.length === 0 ? null : { ...query, subjects };
+  }
+
   /** The exact number of complaints matching the query's filters. */
-  async total(query: ComplaintQuery, dimension = dimensionFor(query)): Promise<number> {
+  async total(wanted: ComplaintQuery): Promise<number> {
+    if (isEmptyRange(wanted.created) || isEmptyRange(wanted.violation)) return 0;
+    const query = await this.resolved(wanted);
+    return query === null ? 0 : this.totalOf(query, dimensionFor(query));
+  }
+
+  /** `total` of a resolved query, from its dimension's counts when it has one. */
+  private async totalOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<number> {
     if (!dimension) return this.countRows(query, query.created);
     const range = dimension.column === "created_at" ? query.created : query.violation;
     const series = await this.counts.of(dimension);
@@ -192,7 +215,11 @@ export class ComplaintStore {
   }
 
   /** Counts the rows of one partial day through the index of the dimension's column. */
-  private async countPart(query: ComplaintQuery, dimension: Dimension, part: TimeRange): Promise<number> {
+  private async countPart(
+    query: StoredComplaintQuery,
+    dimension: Dimension,
+    part: TimeRange,
+  ): Promise<number> {
     if (dimension.column === "created_at") return this.countRows(query, part);
     const row = await this.database.db
       .selectFrom("complaints")
@@ -203,7 +230,7 @@ export class ComplaintStore {
     return Number(row?.count ?? 0);
   }
 
-  private async countRows(query: ComplaintQuery, created: TimeRange | undefined): Promise<number> {
+  private async countRows(query: StoredComplaintQuery, created: TimeRange | undefined): Promise<number> {
     const row = await this.filtered(
       this.database.db.selectFrom("complaints").select((eb) => eb.fn.countAll<number>().as("count")),
       query,
@@ -286,12 +313,13 @@ export class ComplaintStore {
    * Whether a violation-date filter keeps so many of the complaints in its created range (2% or
    * more) that reading them in created order and skipping the rest beats sorting all matches.
    */
-  private async violationIsCommon(query: ComplaintQuery, total: number): Promise<boolean> {
+  private async violationIsCommon(query: StoredComplaintQuery, total: number): Promise<boolean> {
     if (
       query.state !== undefined ||
       query.areaCode !== undefined ||
       query.robocall !== undefined ||
-      query.phone !== undefined
+      query.phone !== undefined ||
+      query.subject !== undefined
     ) {
       return false;
     }
@@ -302,7 +330,7 @@ export class ComplaintStore {
   /** Applies the query's filters (see `filterComplaints`). */
   private filtered<O>(
     select: SelectQueryBuilder<Schema, "complaints", O>,
-    query: ComplaintQuery,
+    query: StoredComplaintQuery,
     created: TimeRange | undefined,
     violationByScan = false,
   ): SelectQueryBuilder<Schema, "complaints", O> {
@@ -357,8 +385,8 @@ export class ComplaintStore {
 }
 
 /** The filters that select exactly a dimension's complaints, to count its partial days on rows. */
-function queryOf(dimension: Dimension): ComplaintQuery {
-  const query: ComplaintQuery = { order: "DESC", limit: 0, offset: 0 };
+function queryOf(dimension: Dimension): StoredComplaintQuery {
+  const query: StoredComplaintQuery = { order: "DESC", limit: 0, offset: 0 };
   switch (dimension.name) {
     case "state":
       query.state = dimension.value;
@@ -374,6 +402,10 @@ function queryOf(dimension: Dimension): ComplaintQuery {
       break;
     case "robocall":
       query.robocall = dimension.value as "Y" | "N";
+      break;
+    case "subject":
+      query.subject = matchKey(dimension.value);
+      query.subjects = [dimension.value];
       break;
     default:
       break;

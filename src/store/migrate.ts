@@ -12,6 +12,7 @@ import { dropUnused } from "./migrations/009-drop-unused.js";
 import { dropNoticeVersion } from "./migrations/010-drop-notice-version.js";
 import { violationDayIndex } from "./migrations/011-violation-day-index.js";
 import { countGroups } from "./migrations/012-count-groups.js";
+import { subjectIndex } from "./migrations/013-subject-index.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -33,6 +34,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["010-drop-notice-version", dropNoticeVersion],
   ["011-violation-day-index", violationDayIndex],
   ["012-count-groups", countGroups],
+  ["013-subject-index", subjectIndex],
 ];
 
 /** The migrations for the database's dialect, by name. */

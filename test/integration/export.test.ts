@@ -71,6 +71,7 @@ interface ComplaintFilter {
   areaCode?: string;
   robocall?: "Y" | "N";
   phone?: string;
+  subject?: string;
   order?: "ASC" | "DESC";
 }
 
@@ -87,7 +88,8 @@ function expectedComplaints(all: readonly FileComplaint[], filter: ComplaintFilt
       (filter.city === undefined || key(row.values[3]!) === key(filter.city)) &&
       (filter.areaCode === undefined || row.values[5] === filter.areaCode) &&
       (filter.robocall === undefined || row.values[7] === filter.robocall) &&
-      (filter.phone === undefined || row.values[0] === filter.phone),
+      (filter.phone === undefined || row.values[0] === filter.phone) &&
+      (filter.subject === undefined || key(row.values[6]!) === key(filter.subject)),
   );
   const sign = filter.order === "ASC" ? 1 : -1;
   return kept.sort((a, b) => sign * (a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)));
@@ -274,6 +276,16 @@ for (const dialect of DIALECTS) {
         },
         { query: `company_phone_number=${COMPLAINTS.phones[0]}`, filter: { phone: COMPLAINTS.phones[0] } },
         { query: "created_date=2001-01-01", filter: { created: [978_307_200, 978_393_599] } },
+        // A subject stored in one spelling, and one stored in three ("Other", "other", "OTHER").
+        {
+          query: `subject=%22imposters%22&created_date_from=${day(1)}%2006:30:00&created_date_to=${day(5)}`,
+          filter: { subject: "Imposters", created: [FIRST_DAY + DAY + 6.5 * 3600, FIRST_DAY + 6 * DAY - 1] },
+        },
+        {
+          query: "subject=%20OTHER%20&state=California&is_robocall=true&sort_order=ASC",
+          filter: { subject: "Other", state: "California", robocall: "Y", order: "ASC" },
+        },
+        { query: "subject=Nothing%20like%20it", filter: { subject: "Nothing like it" } },
       ];
 
       it("exports CSV in the extract's format, equal to the rows of the input file the filters select", async () => {

@@ -208,6 +208,8 @@ interface ComplaintCase {
   /** Several place filters of different kinds together (`place` is then absent). */
   places?: Place[];
   phone?: string;
+  /** A subject, in some case, padded or quoted. */
+  subject?: Spelled;
   sortBy?: string;
   sortOrder?: string;
   itemsPerPage?: number;
@@ -295,6 +297,9 @@ function spelled(names: fc.Arbitrary<string>): fc.Arbitrary<Spelled> {
 
 const stateNames = COMPLAINTS.states.map((state) => state.name);
 const allCities = COMPLAINTS.states.flatMap((state) => state.cities);
+/** Subjects as usually spelled, and one that no complaint has. */
+const subjectNames = [...COMPLAINTS.subjects, "Unheard of"];
+
 /** The most common city of the most common state. */
 const bigCity = COMPLAINTS.states[0]!.cities[0]!;
 
@@ -412,6 +417,7 @@ const mixedComplaintCase: fc.Arbitrary<ComplaintCase> = fc
       ),
       0.08,
     ),
+    subject: maybe(spelled(pickFrom(subjectNames)), 0.3),
     sortBy: maybe(fc.constantFrom("created_date", "CREATED_DATE", "created-date", '"created_date"'), 0.25),
     sortOrder: maybe(fc.constantFrom("DESC", "ASC", "asc", "desc", "Asc", '"ASC"'), 0.5),
     itemsPerPage: maybe(fc.oneof(fc.integer({ min: 1, max: 50 }), fc.constantFrom(1, 2, 49, 50)), 0.6),
@@ -440,6 +446,8 @@ const deepComplaintCase: fc.Arbitrary<ComplaintCase> = fc
       ),
       0.8,
     ),
+    // "Other" is stored in three spellings; the others in one.
+    subject: maybe(spelled(pickFrom(COMPLAINTS.subjects)), 0.35),
     sortOrder: maybe(fc.constantFrom("ASC", "desc"), 0.6),
     itemsPerPage: maybe(fc.integer({ min: 1, max: 50 }), 0.5),
     offset: fc.oneof(
@@ -449,9 +457,27 @@ const deepComplaintCase: fc.Arbitrary<ComplaintCase> = fc
   })
   .map(withoutUndefined);
 
+/**
+ * A subject alone (each has about an eighth of the complaints), perhaps within a created range, in
+ * the middle of its matches: offsets more than 1,000 from either end, placed through the subject's
+ * count series when it is stored in one spelling, on rows when in several ("Other").
+ */
+const deepSubjectCase: fc.Arbitrary<ComplaintCase> = fc
+  .record({
+    created: maybe(range(createdMoment), 0.2),
+    subject: spelled(pickFrom(COMPLAINTS.subjects)),
+    sortOrder: maybe(fc.constantFrom("ASC", "desc"), 0.6),
+    itemsPerPage: maybe(fc.integer({ min: 1, max: 50 }), 0.5),
+    offset: fc
+      .integer({ min: 420, max: 560 })
+      .map((thousandths) => ({ kind: "fraction" as const, thousandths })),
+  })
+  .map(withoutUndefined);
+
 const complaintCase: fc.Arbitrary<ComplaintCase> = fc.oneof(
-  { weight: 4, arbitrary: mixedComplaintCase },
-  { weight: 1, arbitrary: deepComplaintCase },
+  { weight: 8, arbitrary: mixedComplaintCase },
+  { weight: 2, arbitrary: deepComplaintCase },
+  { weight: 1, arbitrary: deepSubjectCase },
 );
 
 function boundText(bound: Bound): string {
@@ -500,6 +526,7 @@ function complaintPairs(c: ComplaintCase, offset: number): Array<[string, string
     if (one.kind === "robocall") pairs.push(["is_robocall", one.spelling]);
   }
   if (c.phone !== undefined) pairs.push(["company_phone_number", c.phone]);
+  if (c.subject !== undefined) pairs.push(["subject", quotedOrPadded(c.subject.text, c.subject.style)]);
   if (c.sortBy !== undefined) pairs.push(["sort_by", c.sortBy]);
   if (c.sortOrder !== undefined) pairs.push(["sort_order", c.sortOrder]);
   if (c.itemsPerPage !== undefined) pairs.push(["items_per_page", String(c.itemsPerPage)]);
@@ -517,6 +544,8 @@ function complaintPairs(c: ComplaintCase, offset: number): Array<[string, string
 //   (domain/complaint.ts matchKey; spaces are the only padding generated). The generated names are
 //   ASCII: matchKey lowers every letter, but SQL's lower() only ASCII ones on SQLite, so plain SQL
 //   could not state the rule for other letters (the server gets `CAÑON CITY` right).
+// - subject: as state and city, trimmed and lowercased on both sides (the generated subjects are
+//   ASCII).
 // - area_code, company_phone_number: exactly. is_robocall: true is `Y`, false is `N` (an empty flag
 //   is neither).
 // - Order: created time, ties by id, both in the requested direction (DESC by default).
@@ -541,6 +570,7 @@ function complaintWhere(c: ComplaintCase, p: SqlParameters): string {
     if (one.kind === "robocall") where.push(`robocall = ${p.text(one.robocall ? "Y" : "N")}`);
   }
   if (c.phone !== undefined) where.push(`phone = ${p.text(c.phone)}`);
+  if (c.subject !== undefined) where.push(`lower(trim(subject)) = lower(trim(${p.text(c.subject.text)}))`);
   return where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`;
 }
 
@@ -1307,6 +1337,13 @@ for (const dialect of DIALECTS) {
         tally.add("city alone", c.place?.kind === "city");
         tally.add("place combination", c.places !== undefined);
         tally.add("phone with a place", c.phone !== undefined && placesOf(c).length > 0);
+        tally.add("subject", c.subject !== undefined);
+        tally.add(
+          "subject with another filter",
+          c.subject !== undefined &&
+            (placesOf(c).length > 0 || c.phone !== undefined || violation || c.createdDay !== undefined),
+        );
+        tally.add("subject of several spellings", c.subject?.text.toLowerCase() === "other");
         tally.add("ascending", complaintDirection(c) === "ASC");
         // Offsets that a count series places (past 1,000 from either end), per filter.
         const fromEitherEnd = Math.min(offset, total - offset - limit);
@@ -1319,6 +1356,11 @@ for (const dialect of DIALECTS) {
               : c.place.kind;
         tally.add(`deep, ${placeName}`, fromEitherEnd > 1_000);
         tally.add("deep, range with times", fromEitherEnd > 1_000 && c.created && !c.created.from.dateOnly);
+        tally.add("deep, subject", fromEitherEnd > 1_000 && c.subject !== undefined);
+        tally.add(
+          "deep, subject alone",
+          fromEitherEnd > 1_000 && c.subject !== undefined && placesOf(c).length === 0,
+        );
       });
       t.diagnostic(`complaints (${dialect}): ${tally}`);
     });

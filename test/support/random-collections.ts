@@ -29,6 +29,8 @@ export interface RandomComplaints {
   areaCodes: string[];
   /** Caller numbers made of digits only (those a request can name). */
   phones: string[];
+  /** The subjects drawn from, as usually spelled ("Other" is also stored as "other" and "OTHER"). */
+  subjects: string[];
 }
 
 /** Full state names with weights, skewed as the real extracts are; the empty state is real too. */
@@ -194,7 +196,7 @@ export function randomComplaints(
       ["N", 50],
       ["", 5],
     ]);
-    const subject = random.pick(SUBJECTS);
+    const subject = subjectSpelling(random.pick(SUBJECTS), index);
     records.push([
       phone,
       formatComplaintTime(createdAt),
@@ -227,7 +229,20 @@ export function randomComplaints(
     })),
     areaCodes: [...areaPool],
     phones: [...new Set(records.map((record) => record[0]!).filter((phone) => /^\d+$/.test(phone)))],
+    subjects: [...SUBJECTS],
   };
+}
+
+/**
+ * A subject as the extracts may spell it: "Other" sometimes in another case (one subject stored in
+ * three spellings), every other subject as it is. Decided by the row's index, so the draws of the
+ * seeded generator are the same as without it.
+ */
+function subjectSpelling(subject: string, index: number): string {
+  if (subject !== "Other") return subject;
+  if (index % 40 === 3) return "other";
+  if (index % 40 === 17) return "OTHER";
+  return subject;
 }
 
 // ---------------------------------------------------------------------------------------------
