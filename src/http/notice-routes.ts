@@ -14,6 +14,7 @@ import type { NoticeStore } from "../store/notice-store.js";
 import { ANSWER_CACHE_CHARACTERS, AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
+import { TurnGate } from "./turn-gate.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
 declare module "fastify" {
@@ -51,6 +52,7 @@ export function registerNoticeRoutes(
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
   const cache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.notices);
+  const pages = new TurnGate();
   watchCache(cache);
 
   app.get(NOTICES.path, async (req, reply) => {
@@ -62,16 +64,19 @@ export function registerNoticeRoutes(
     );
     const query = parseNoticeQuery(pairs);
     if (format !== "json") return exportNotices(req, reply, query, format);
-    const answer = await cache.answer(req.errorVia ?? path, async () => {
-      const page = await notices.list(query);
-      return noticeDocumentText(page.records, page.total, {
-        collectionUrl: `${base}${NOTICES.path}`,
-        path,
-        pairs: requestPairs,
-        query,
-        paged: true,
-      });
-    });
+    // A page is filtered and written on the event loop (the notices are in memory): one at a time.
+    const answer = await cache.answer(req.errorVia ?? path, () =>
+      pages.run(async () => {
+        const page = await notices.list(query);
+        return noticeDocumentText(page.records, page.total, {
+          collectionUrl: `${base}${NOTICES.path}`,
+          path,
+          pairs: requestPairs,
+          query,
+          paged: true,
+        });
+      }),
+    );
     return sendAnswer(req, reply, answer, NOTICES.contentType);
   });
 
