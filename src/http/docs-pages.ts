@@ -1,4 +1,4 @@
-import { escapeHtml } from "./html-text.js";
+import { escapeHtml } from "../domain/html-text.js";
 import { sitePage } from "./page-layout.js";
 import type { Guide, WebAssets } from "./web-assets.js";
 

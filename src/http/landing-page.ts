@@ -1,7 +1,7 @@
 import type { StatusDocument } from "../domain/collection-status.js";
 import { COMPLAINTS, NOTICES } from "../domain/collections.js";
+import { escapeHtml } from "../domain/html-text.js";
 import { curlCommand, type ExampleRequest } from "./example-request.js";
-import { escapeHtml } from "./html-text.js";
 import { sitePage } from "./page-layout.js";
 import type { WebAssets } from "./web-assets.js";
 

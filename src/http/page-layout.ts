@@ -1,4 +1,4 @@
-import { escapeHtml } from "./html-text.js";
+import { escapeHtml } from "../domain/html-text.js";
 import type { WebAssets } from "./web-assets.js";
 
 /** The pages of the site's navigation. */

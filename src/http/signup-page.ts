@@ -1,6 +1,6 @@
+import { escapeHtml } from "../domain/html-text.js";
 import { SIGNUP_FIELDS } from "../domain/signup-form.js";
 import { curlCommand, type ExampleRequest } from "./example-request.js";
-import { escapeHtml } from "./html-text.js";
 
 function page(title: string, body: string): string {
   return `<!doctype html>
