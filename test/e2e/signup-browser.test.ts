@@ -1,32 +1,17 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { chromium } from "playwright-core";
+import { launchChromium, NO_CHROMIUM } from "../support/chromium.js";
 import { makeTempDirectory, startTestServer } from "../support/test-server.js";
-
-const CHROMIUM = "/usr/bin/chromium";
 
 describe("sign-up in a real browser", () => {
   it("a person fills in the form in headless Chromium and gets a working key", async (t) => {
-    if (!existsSync(CHROMIUM)) {
-      t.skip(`${CHROMIUM} not found (apt-get install chromium): browser test skipped`);
+    if (NO_CHROMIUM) {
+      t.skip(NO_CHROMIUM);
       return;
     }
     const server = await startTestServer({ db: join(await makeTempDirectory(), "ftcapi.db") });
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const context = await browser.newContext({ ignoreHTTPSErrors: true });
       const page = await context.newPage();

@@ -12,20 +12,19 @@
  * FTCAPI_UPDATE_SCREENSHOTS=1 (so that a test run leaves the tree as it was).
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
+import { launchChromium, NO_CHROMIUM } from "../support/chromium.js";
 import { REPO_ROOT } from "../support/cli.js";
 import { fetchRaw } from "../support/https-client.js";
 import { createTestKey, importFiles } from "../support/seed.js";
 import { localServeFlags, type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const FROM = "2026-09-20";
 const TO = "2026-10-31";
 const RANGE_DAYS = 42;
@@ -42,11 +41,7 @@ function luminance(colour: string): number {
   return 0.2126 * r + 0.7152 * g! + 0.0722 * b!;
 }
 
-describe("the web front in Chromium", {
-  skip: existsSync(CHROMIUM)
-    ? false
-    : `${CHROMIUM} not found (apt-get install chromium): browser test skipped`,
-}, () => {
+describe("the web front in Chromium", { skip: NO_CHROMIUM }, () => {
   let server: ServeProcess;
   let ca: string;
   let browser: Browser;
@@ -103,19 +98,7 @@ describe("the web front in Chromium", {
       localServeFlags(db, "--demo-limit-per-hour", "100000", "--demo-limit-per-day", "100000"),
     );
     ca = await readFile(server.certPath!, "utf8");
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: VIEWPORT });
     const origin = new URL(server.httpsUrl).origin;
     // Anything for another origin is recorded and refused: the front must need no network.
