@@ -11,7 +11,7 @@ import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { Dimension } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
 import type { Schema } from "./schema.js";
-import { spellingsOf, storedSubjectsQuery } from "./subject-spellings.js";
+import type { SubjectSpellings } from "./subject-spellings.js";
 
 /** The database or a transaction on it. */
 type Reader = Kysely<Schema>;
@@ -83,6 +83,8 @@ export class ComplaintCountStore {
     private readonly database: Database,
     /** The exact number of complaints in a created range (the list's total, from its counts). */
     private readonly totalCreated: (created: TimeRange | undefined) => Promise<number>,
+    /** The stored subjects, kept per version of the complaints and shared with the lists. */
+    private readonly subjects: SubjectSpellings,
   ) {}
 
   async count(query: ComplaintCountQuery): Promise<CountResult> {
@@ -289,7 +291,7 @@ export class ComplaintCountStore {
    */
   private async groupRows(query: ComplaintCountQuery): Promise<CountResult> {
     const subjects =
-      query.filters.subject === undefined ? undefined : await this.subjectsMatching(query.filters.subject);
+      query.filters.subject === undefined ? undefined : await this.subjects.matching(query.filters.subject);
     if (subjects !== undefined && subjects.length === 0) return { recordTotal: 0, groupTotal: 0, groups: [] };
     const keys = query.by.map((field) => GROUP_EXPRESSIONS[field]);
     const base = () => filtered(this.database.db.selectFrom("complaints"), query.filters, subjects);
@@ -341,15 +343,6 @@ export class ComplaintCountStore {
       count: Number(row.count),
     }));
     return { recordTotal, groupTotal, groups };
-  }
-
-  /** The stored subjects whose match key is `key` (few: the subject dimension has one value each). */
-  private async subjectsMatching(key: string): Promise<string[]> {
-    const rows = await this.database.selectRows(storedSubjectsQuery(this.database.db));
-    return spellingsOf(
-      rows.map((row) => String(row[0])),
-      key,
-    );
   }
 }
 

@@ -57,8 +57,10 @@ export class ComplaintStore {
   ) {
     this.counts = new DimensionCounts(database, version);
     this.subjects = new SubjectSpellings(database, version);
-    this.groups = new ComplaintCountStore(database, (created) =>
-      this.total({ order: "DESC", limit: 0, offset: 0, ...(created ? { created } : {}) }),
+    this.groups = new ComplaintCountStore(
+      database,
+      (created) => this.total({ order: "DESC", limit: 0, offset: 0, ...(created ? { created } : {}) }),
+      this.subjects,
     );
   }
 
