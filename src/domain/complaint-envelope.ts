@@ -60,8 +60,8 @@ export function complaintResource(record: Complaint, recordBaseUrl: string): Com
 
 /**
  * The text of `JSON.stringify(complaintEnvelope(...))` for a page read as rows, written directly:
- * no resource objects, no attribute objects, one string. Ids (32 hexadecimal characters) and
- * formatted times need no escaping; every other value is escaped as JSON.stringify escapes it.
+ * no resource objects, no attribute objects, one string (`complaintPageHead`, the resources, then
+ * `complaintPageTail`).
  */
 export function complaintPageText(
   rows: readonly ComplaintRow[],
@@ -69,11 +69,41 @@ export function complaintPageText(
   recordBaseUrl: string,
   selfUrl: string,
 ): string {
+  return (
+    complaintPageHead() +
+    complaintResourcesText(rows, recordBaseUrl, false) +
+    complaintPageTail(rows.length, total, selfUrl)
+  );
+}
+
+/** What a page's text starts with, before its resources. */
+export function complaintPageHead(): string {
+  return '{"data":[';
+}
+
+/** What a page's text ends with, after its `count` resources. */
+export function complaintPageTail(count: number, total: number, selfUrl: string): string {
+  return `],"meta":{"records-this-page":${count},"record-total":${total},"records-total":${total}},"links":{"self":${JSON.stringify(selfUrl)}}}`;
+}
+
+/**
+ * The resource objects of a page's rows as JSON text, separated by commas (in reverse order with
+ * `reverse`): what `complaintResource` gives, through `JSON.stringify`, for each. Ids (32
+ * hexadecimal characters) and formatted times need no escaping; every other value is escaped as
+ * JSON.stringify escapes it.
+ * @param recordBaseUrl absolute URL of the collection, without a trailing slash.
+ */
+export function complaintResourcesText(
+  rows: readonly ComplaintRow[],
+  recordBaseUrl: string,
+  reverse: boolean,
+): string {
   const recordPrefix = JSON.stringify(`${recordBaseUrl}/`).slice(0, -1);
-  let text = '{"data":[';
-  for (let index = 0; index < rows.length; index++) {
-    const [id, createdAt, violationAt, phone, city, state, areaCode, subject, robocall] = rows[index]!;
-    if (index > 0) text += ",";
+  let text = "";
+  for (let step = 0; step < rows.length; step++) {
+    const [id, createdAt, violationAt, phone, city, state, areaCode, subject, robocall] =
+      rows[reverse ? rows.length - 1 - step : step]!;
+    if (step > 0) text += ",";
     text +=
       `{"type":"dnc_complaint","id":"${id}","attributes":{"company-phone-number":${JSON.stringify(phone)}` +
       `,"created-date":"${formatDateTime(createdAt)}","violation-date":"${formatDateTime(violationAt)}"` +
@@ -82,5 +112,5 @@ export function complaintPageText(
       `,"recorded-message-or-robocall":${JSON.stringify(robocall)}},"relationships":[],"meta":[]` +
       `,"links":{"self":${recordPrefix}${id}"}}`;
   }
-  return `${text}],"meta":{"records-this-page":${rows.length},"record-total":${total},"records-total":${total}},"links":{"self":${JSON.stringify(selfUrl)}}}`;
+  return text;
 }

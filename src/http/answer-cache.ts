@@ -3,9 +3,9 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CollectionVersion } from "../store/collection-version.js";
 import { VersionedLru } from "../store/versioned-lru.js";
 
-/** A serialised answer and its entity tag. */
+/** A serialised answer (text, or text already encoded as UTF-8) and its entity tag. */
 export interface CachedAnswer {
-  body: string;
+  body: string | Buffer;
   etag: string;
 }
 
@@ -37,6 +37,9 @@ export const ANSWER_CACHE_CHARACTERS = {
   noticeCounts: 1024 * 1024,
 } as const;
 
+/** Keys an answer cache remembers as asked once (see `AnswerCache.askedBefore`), per generation. */
+const ASKED_KEYS_REMEMBERED = 4096;
+
 /**
  * Keeps recent answers of a read-only collection in memory with their ETag, so that a repeated
  * request costs a lookup and a conditional one a 304. Answers belong to the collection's version
@@ -48,6 +51,9 @@ export class AnswerCache {
   private readonly answers: VersionedLru<CachedAnswer>;
   private hits = 0;
   private misses = 0;
+  /** Keys asked for recently and not kept: the newer generation and the one before it. */
+  private askedNow = new Set<string>();
+  private askedEarlier = new Set<string>();
 
   /** `maxCharacters`: bodies kept, in characters summed; the least recently used go first. */
   constructor(
@@ -58,7 +64,7 @@ export class AnswerCache {
   }
 
   /** The answer for `key`, from memory or from `produce` (whose result is then kept). */
-  async answer(key: string, produce: () => Promise<string>): Promise<CachedAnswer> {
+  async answer(key: string, produce: () => Promise<string | Buffer>): Promise<CachedAnswer> {
     const { version, updatedAtSeconds } = await this.version.current();
     const known = this.answers.get(key, version);
     if (known) {
@@ -76,8 +82,26 @@ export class AnswerCache {
     };
     // The key is kept too, and a request's parameters may be as long as its headers allow (16 KB).
     const characters = body.length + key.length;
-    if (characters <= this.maxCharacters / 8) this.answers.set(key, answer, version, characters);
+    if (characters <= this.maxCharacters / 8 && this.askedBefore(key))
+      this.answers.set(key, answer, version, characters);
     return answer;
+  }
+
+  /**
+   * True when `key` was asked for recently (then it is kept), else notes it. An answer is kept from
+   * its second request on: under distinct requests (clients walking days and offsets) answers asked
+   * once would otherwise flush the popular ones and churn the heap (each kept answer outlives the
+   * young generation and is later collected from the old one). Remembers the last
+   * `ASKED_KEYS_REMEMBERED` to `2 *` that many keys.
+   */
+  private askedBefore(key: string): boolean {
+    if (this.askedNow.has(key) || this.askedEarlier.has(key)) return true;
+    if (this.askedNow.size >= ASKED_KEYS_REMEMBERED) {
+      this.askedEarlier = this.askedNow;
+      this.askedNow = new Set();
+    }
+    this.askedNow.add(key);
+    return false;
   }
 
   /** Lookups so far and what is kept now. */

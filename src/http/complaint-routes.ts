@@ -8,7 +8,7 @@ import {
   isComplaintCountParameterName,
   parseComplaintCountQuery,
 } from "../domain/complaint-count-query.js";
-import { complaintEnvelope, complaintPageText } from "../domain/complaint-envelope.js";
+import { complaintEnvelope, complaintPageHead, complaintPageTail } from "../domain/complaint-envelope.js";
 import {
   complaintCsvHeader,
   complaintCsvText,
@@ -29,6 +29,8 @@ import {
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
+
+const PAGE_HEAD = Buffer.from(complaintPageHead());
 
 /**
  * `GET /v0/dnc-complaints`, `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4) and
@@ -62,8 +64,13 @@ export function registerComplaintRoutes(
     const base = publicBaseUrl(req, baseUrl);
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
     const answer = await cache.answer(selfUrl, async () => {
-      const page = await complaints.list(query);
-      return complaintPageText(page.rows, page.total, `${base}${COMPLAINTS.path}`, selfUrl);
+      const page = await complaints.listRendered(query, `${base}${COMPLAINTS.path}`);
+      const { count, bytes } = page.resources;
+      return Buffer.concat([
+        PAGE_HEAD,
+        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+        Buffer.from(complaintPageTail(count, page.total, selfUrl)),
+      ]);
     });
     return send(req, reply, answer);
   });

@@ -1,9 +1,10 @@
-import { type SelectQueryBuilder, sql } from "kysely";
+import { type CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
 import { type Complaint, type ComplaintRow, complaintFromRow, matchKey } from "../domain/complaint.js";
 import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
+import type { RenderedRows } from "../domain/row-rendering.js";
 import { formatDateTime } from "../domain/date-time.js";
 import { CollectionVersion } from "./collection-version.js";
 import { ComplaintCountStore } from "./complaint-count-store.js";
@@ -27,6 +28,12 @@ import { SubjectSpellings } from "./subject-spellings.js";
 export interface ComplaintPage {
   total: number;
   rows: ComplaintRow[];
+}
+
+/** A page of complaints written as resource objects, and the exact number the query matches. */
+export interface RenderedComplaintPage {
+  total: number;
+  resources: RenderedRows;
 }
 
 /** Offsets up to this are skipped on the index directly; deeper ones start from a daily count. */
@@ -76,13 +83,44 @@ export class ComplaintStore {
     return row ? complaintFromRow(row as unknown as ComplaintRow) : undefined;
   }
 
+  /** A page of the complaints the query matches, as rows, and their exact number. */
   async list(wanted: ComplaintQuery): Promise<ComplaintPage> {
-    if (isEmptyRange(wanted.created) || isEmptyRange(wanted.violation)) return { total: 0, rows: [] };
+    const { total, select, reversed } = await this.pageOf(wanted);
+    if (select === undefined) return { total, rows: [] };
+    const rows = (await this.database.selectRows(select)) as unknown as ComplaintRow[];
+    if (reversed) rows.reverse();
+    return { total, rows };
+  }
+
+  /**
+   * `list`, with the page's rows written as resource objects (`complaintResourcesText`) where they
+   * are read: off the event loop on SQLite's read workers.
+   * @param recordBaseUrl absolute URL of the collection, without a trailing slash.
+   */
+  async listRendered(wanted: ComplaintQuery, recordBaseUrl: string): Promise<RenderedComplaintPage> {
+    const { total, select, reversed } = await this.pageOf(wanted);
+    if (select === undefined) return { total, resources: { count: 0, bytes: new Uint8Array(0) } };
+    const resources = await this.database.selectRendered(select, {
+      renderer: "complaint-resources",
+      recordBaseUrl,
+      reverse: reversed,
+    });
+    return { total, resources };
+  }
+
+  /**
+   * The query's total and the select that reads its page (none when the page is empty); `reversed`:
+   * the select reads the page last row first (near the end, from the other end).
+   */
+  private async pageOf(
+    wanted: ComplaintQuery,
+  ): Promise<{ total: number; select?: CompiledQuery; reversed: boolean }> {
+    if (isEmptyRange(wanted.created) || isEmptyRange(wanted.violation)) return { total: 0, reversed: false };
     const query = await this.resolved(wanted);
-    if (query === null) return { total: 0, rows: [] };
+    if (query === null) return { total: 0, reversed: false };
     const dimension = dimensionFor(query);
     const total = await this.totalOf(query, dimension);
-    if (query.offset >= total) return { total, rows: [] };
+    if (query.offset >= total) return { total, reversed: false };
 
     // Near the end, read backwards from the other end instead.
     let order = query.order;
@@ -146,45 +184,36 @@ export class ComplaintStore {
       this.database.dialect === "sqlite" &&
       query.violation === undefined &&
       equalityColumns(query).length === 0;
-    const rows =
+    const select =
       (offset > 0 && !onTable) || rareViolation
-        ? await this.byKeys(await page(complaints.select(["created_at", "id"])).execute())
-        : ((await this.database.selectRows(
-            page(complaints.select(COMPLAINT_COLUMNS)).compile(),
-          )) as unknown as ComplaintRow[]);
-    if (reversed) rows.reverse();
-    return { total, rows };
+        ? this.byKeys(page(complaints.select(["created_at", "id"])), direction)
+        : page(complaints.select(COMPLAINT_COLUMNS)).compile();
+    return { total, select, reversed };
   }
 
-  /** The complaints with these keys, in the keys' order. */
-  private async byKeys(keys: Array<{ created_at: number; id: string }>): Promise<ComplaintRow[]> {
-    if (keys.length === 0) return [];
+  /**
+   * One statement reading the rows of the keys `keys` selects, in the keys' order (created time and
+   * id, in `direction`): the skipped rows cost only their index entries, the page's rows are then
+   * read by key.
+   */
+  private byKeys<O>(
+    keys: SelectQueryBuilder<Schema, "complaints", O>,
+    direction: "asc" | "desc",
+  ): CompiledQuery {
+    const columns = sql.join(COMPLAINT_COLUMNS.map((column) => sql.ref(`complaints.${column}`)));
+    const order = sql.raw(direction);
     // On SQLite the rows are found by their primary key, the table's own order, so that a page's
     // rows (neighbours in created order) share the table's pages; by id, each row would cost a
     // lookup in the id index's pages, scattered like the ids (twice the page reads under load).
     // CROSS JOIN fixes the loop order: with a plain join SQLite's planner may scan the whole table
     // (through its smallest covering index) against a bloom filter of the 50 keys instead, which
     // took 96 ms a page at 200,000 complaints (0.8 ms as written).
-    const rows = (await this.database.selectRows(
+    const join =
       this.database.dialect === "sqlite"
-        ? sql`select ${sql.join(
-            COMPLAINT_COLUMNS.map((column) => sql.ref(`complaints.${column}`)),
-          )} from (values ${sql.join(keys.map((key) => sql`(${key.created_at}, ${key.id})`))}) as wanted
-              cross join complaints on complaints.created_at = wanted.column1 and +complaints.id = wanted.column2`.compile(
-            this.database.db,
-          )
-        : this.database.db
-            .selectFrom("complaints")
-            .select(COMPLAINT_COLUMNS)
-            .where(
-              "id",
-              "in",
-              keys.map((key) => key.id),
-            )
-            .compile(),
-    )) as unknown as ComplaintRow[];
-    const byId = new Map(rows.map((row) => [row[0], row]));
-    return keys.map((key) => byId.get(key.id)!);
+        ? sql`cross join complaints on complaints.created_at = wanted.created_at and +complaints.id = wanted.id`
+        : sql`join complaints on complaints.id = wanted.id`;
+    return sql`select ${columns} from (${keys}) as wanted ${join}
+      order by wanted.created_at ${order}, wanted.id ${order}`.compile(this.database.db);
   }
 
   /**

@@ -7,6 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type pg from "pg";
+import type { RenderedRows, RowRendering } from "../domain/row-rendering.js";
 import type { ComplaintWriter } from "./complaint-writer.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
@@ -53,6 +54,11 @@ interface DatabaseBase {
    * Under the same statement budget as the Kysely instance.
    */
   selectRows(query: CompiledQuery): Promise<unknown[][]>;
+  /**
+   * `selectRows`, with the rows written as `rendering` says where they were read: on SQLite's read
+   * workers, off the event loop; elsewhere here.
+   */
+  selectRendered(query: CompiledQuery, rendering: RowRendering): Promise<RenderedRows>;
   /** A writer of complaints on this database, with the dialect's fastest bulk path. */
   complaintWriter(): ComplaintWriter;
   /** The rate limiter's counters on this database (on SQLite, in the counter file beside it). */

@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from "kysely";
 import pg from "pg";
+import { renderRows } from "../../domain/row-rendering.js";
 import {
   commitLedger,
   type OpenOptions,
@@ -61,6 +62,7 @@ export function openPostgres(url: string, options: OpenOptions): PostgresDatabas
       // pool.query hands a timed-out connection back with its error, so the pool ends it.
       return (await pool.query({ text, values: [...parameters], rowMode: "array" })).rows;
     },
+    selectRendered: async (query, rendering) => renderRows(await database.selectRows(query), rendering),
     writeWithoutWaiting: async (query) => (await query.execute())[0],
     complaintWriter: () => new PostgresComplaintWriter(database),
     rateLimitStore: () => new PostgresRateLimitStore(database),

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
+import { renderRows } from "../../domain/row-rendering.js";
 import {
   type CounterFile,
   commitLedger,
@@ -95,6 +96,10 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
       const { sql: text, parameters } = query;
       if (readPool) return (await readPool.select(text, parameters, true)) as unknown[][];
       return rowStatements.prepare(text).all(parameters) as unknown[][];
+    },
+    selectRendered: async (query, rendering) => {
+      if (readPool) return readPool.selectRendered(query.sql, query.parameters, rendering);
+      return renderRows(await database.selectRows(query), rendering);
     },
     writeWithoutWaiting: (query) => writeWithoutWaiting(database, query),
     complaintWriter: () => new SqliteComplaintWriter(database),

@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import type { RenderedRows, RowRendering } from "../../domain/row-rendering.js";
 import type { ReadLaneFigures } from "../database.js";
 import type { ReadAnswer, ReadRequest, ReadWorkerOptions } from "./read-worker.js";
 
@@ -7,7 +8,7 @@ const WORKER_CACHE_KIB = 8_192;
 
 interface Job {
   readonly request: Omit<ReadRequest, "id">;
-  readonly resolve: (rows: unknown[]) => void;
+  readonly resolve: (result: unknown[] | RenderedRows) => void;
   readonly reject: (err: Error) => void;
 }
 
@@ -47,7 +48,7 @@ class ReadThread {
       this.job = undefined;
       if ("error" in answer)
         job?.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
-      else job?.resolve(answer.rows);
+      else job?.resolve("rendered" in answer ? answer.rendered : answer.rows);
       this.onIdle(this);
     });
     worker.on("error", (err) => this.replace(err));
@@ -108,7 +109,7 @@ class Lane {
     };
   }
 
-  run(request: Omit<ReadRequest, "id">): Promise<unknown[]> {
+  run(request: Omit<ReadRequest, "id">): Promise<unknown[] | RenderedRows> {
     this.statements++;
     return new Promise((resolve, reject) => {
       const job = { request, resolve, reject };
@@ -161,7 +162,19 @@ export class SqliteReadPool {
 
   /** The rows of a select, as objects or as arrays of the selected values. */
   async select(sql: string, parameters: readonly unknown[], rowsAsArrays: boolean): Promise<unknown[]> {
-    const request = { sql, parameters, rowsAsArrays };
+    return (await this.run({ sql, parameters, rowsAsArrays })) as unknown[];
+  }
+
+  /** The rows of a select written as text on the worker that read them (see `RowRendering`). */
+  async selectRendered(
+    sql: string,
+    parameters: readonly unknown[],
+    rendering: RowRendering,
+  ): Promise<RenderedRows> {
+    return (await this.run({ sql, parameters, rowsAsArrays: true, rendering })) as RenderedRows;
+  }
+
+  private async run(request: Omit<ReadRequest, "id">): Promise<unknown[] | RenderedRows> {
     try {
       return await this.quick.run(request);
     } catch (err) {

@@ -5,6 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
+import { type RenderedRows, type RowRendering, renderRows } from "../../domain/row-rendering.js";
 import { StatementBudget } from "./statement-budget.js";
 
 /** What a read worker is started with. */
@@ -16,17 +17,25 @@ export interface ReadWorkerOptions {
   readonly cacheKib: number;
 }
 
-/** One select to run: rows as objects, or as arrays of the selected values (`rowsAsArrays`). */
+/**
+ * One select to run: rows as objects, or as arrays of the selected values (`rowsAsArrays`), or
+ * written as text here (`rendering`, which implies arrays).
+ */
 export interface ReadRequest {
   readonly id: number;
   readonly sql: string;
   readonly parameters: readonly unknown[];
   readonly rowsAsArrays: boolean;
+  readonly rendering?: RowRendering;
 }
 
-/** The rows of a `ReadRequest`, or the SQLite error it met (`code` as better-sqlite3 names it). */
+/**
+ * The rows of a `ReadRequest` (or their text, its bytes transferred, not copied), or the SQLite
+ * error it met (`code` as better-sqlite3 names it).
+ */
 export type ReadAnswer =
   | { readonly id: number; readonly rows: unknown[] }
+  | { readonly id: number; readonly rendered: RenderedRows }
   | { readonly id: number; readonly error: { readonly code: string | undefined; readonly message: string } };
 
 const options = workerData as ReadWorkerOptions;
@@ -57,9 +66,15 @@ function statementFor(sql: string, rowsAsArrays: boolean): BetterSqlite3.Stateme
 parentPort?.on("message", (request: ReadRequest) => {
   let answer: ReadAnswer;
   try {
-    const statement = statementFor(request.sql, request.rowsAsArrays);
+    const statement = statementFor(request.sql, request.rowsAsArrays || request.rendering !== undefined);
     const read = () => statement.all(...request.parameters);
-    answer = { id: request.id, rows: budget ? budget.run(read) : read() };
+    const rows = budget ? budget.run(read) : read();
+    if (request.rendering) {
+      const rendered = renderRows(rows as unknown[][], request.rendering);
+      parentPort?.postMessage({ id: request.id, rendered } satisfies ReadAnswer, [rendered.bytes.buffer as ArrayBuffer]);
+      return;
+    }
+    answer = { id: request.id, rows };
   } catch (err) {
     const { code, message } = err as { code?: unknown; message?: unknown };
     answer = {
