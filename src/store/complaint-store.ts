@@ -4,8 +4,8 @@ import { type Complaint, type ComplaintRow, complaintFromRow, matchKey } from ".
 import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
-import type { RenderedRows } from "../domain/row-rendering.js";
 import { formatDateTime } from "../domain/date-time.js";
+import type { RenderedRows } from "../domain/row-rendering.js";
 import { CollectionVersion } from "./collection-version.js";
 import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";

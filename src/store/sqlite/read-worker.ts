@@ -71,7 +71,9 @@ parentPort?.on("message", (request: ReadRequest) => {
     const rows = budget ? budget.run(read) : read();
     if (request.rendering) {
       const rendered = renderRows(rows as unknown[][], request.rendering);
-      parentPort?.postMessage({ id: request.id, rendered } satisfies ReadAnswer, [rendered.bytes.buffer as ArrayBuffer]);
+      parentPort?.postMessage({ id: request.id, rendered } satisfies ReadAnswer, [
+        rendered.bytes.buffer as ArrayBuffer,
+      ]);
       return;
     }
     answer = { id: request.id, rows };
