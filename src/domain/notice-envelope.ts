@@ -163,9 +163,14 @@ export function noticeDocument(
   const { offset, limit } = options.query;
   const links: NoticeDocument["links"] = { self: { href: urlOf(options.path, options.pairs) } };
   if (options.paged) {
-    const kept = options.pairs.filter(([name]) => !PAGING.has(name));
+    // The kept parameters are encoded once for the four links (a filter may be 10 KB of them).
+    const kept = encodeQuery(options.pairs.filter(([name]) => !PAGING.has(name)));
+    const prefix = `${options.path}?${kept === "" ? "" : `${kept}&`}`;
     const at = (start: number): Href => ({
-      href: urlOf(options.path, [...kept, ["page[offset]", String(start)], ["page[limit]", String(limit)]]),
+      href: `${prefix}${encodeQuery([
+        ["page[offset]", String(start)],
+        ["page[limit]", String(limit)],
+      ])}`,
     });
     if (offset + limit < total) {
       links.next = at(offset + limit);

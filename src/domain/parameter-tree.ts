@@ -28,9 +28,18 @@ export function isParameterLeaf(node: ParameterNode): node is ParameterLeaf {
   return "value" in node;
 }
 
-/** The segments of a bracketed name: `filter[a][]` gives `["a", ""]`. */
+/**
+ * The segments of a bracketed name's brackets: `[a][]` gives `["a", ""]`. `brackets` must be
+ * well formed (`(\[[^[\]]*\])*`, as a parameter name's pattern checks).
+ */
 export function bracketSegments(brackets: string): string[] {
-  return [...brackets.matchAll(/\[([^[\]]*)\]/g)].map((part) => part[1]!);
+  const segments: string[] = [];
+  for (let open = 0; open < brackets.length; ) {
+    const close = brackets.indexOf("]", open);
+    segments.push(brackets.slice(open + 1, close));
+    open = close + 1;
+  }
+  return segments;
 }
 
 /**

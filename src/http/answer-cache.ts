@@ -51,7 +51,7 @@ export class AnswerCache {
   private readonly answers: VersionedLru<CachedAnswer>;
   private hits = 0;
   private misses = 0;
-  /** Keys asked for recently and not kept: the newer generation and the one before it. */
+  /** Digests of keys asked for recently and not kept: the newer generation and the one before it. */
   private askedNow = new Set<string>();
   private askedEarlier = new Set<string>();
 
@@ -72,35 +72,34 @@ export class AnswerCache {
       return known;
     }
     this.misses++;
-    const body = await produce();
     // The answer to a request is fixed by the collection's version, so the tag names the version
     // (with its update time) and the request: every worker and replica on the database gives the
     // same answer the same tag, without hashing the whole body on every miss.
-    const answer = {
-      body,
-      etag: `"${version}.${updatedAtSeconds ?? 0}.${hash("md5", key, "base64url").slice(0, 16)}"`,
-    };
+    const digest = hash("md5", key, "base64url").slice(0, 16);
+    const body = await produce();
+    const answer = { body, etag: `"${version}.${updatedAtSeconds ?? 0}.${digest}"` };
     // The key is kept too, and a request's parameters may be as long as its headers allow (16 KB).
     const characters = body.length + key.length;
-    if (characters <= this.maxCharacters / 8 && this.askedBefore(key))
+    if (characters <= this.maxCharacters / 8 && this.askedBefore(digest))
       this.answers.set(key, answer, version, characters);
     return answer;
   }
 
   /**
-   * True when `key` was asked for recently (then it is kept), else notes it. An answer is kept from
-   * its second request on: under distinct requests (clients walking days and offsets) answers asked
-   * once would otherwise flush the popular ones and churn the heap (each kept answer outlives the
-   * young generation and is later collected from the old one). Remembers the last
+   * True when the request whose key has this digest was asked for recently (then its answer is
+   * kept), else notes it. An answer is kept from its second request on: under distinct requests
+   * (clients walking days and offsets) answers asked once would otherwise flush the popular ones and
+   * churn the heap (each kept answer outlives the young generation and is later collected from the
+   * old one). Remembers the digests (16 characters, whatever the key's length) of the last
    * `ASKED_KEYS_REMEMBERED` to `2 *` that many keys.
    */
-  private askedBefore(key: string): boolean {
-    if (this.askedNow.has(key) || this.askedEarlier.has(key)) return true;
+  private askedBefore(digest: string): boolean {
+    if (this.askedNow.has(digest) || this.askedEarlier.has(digest)) return true;
     if (this.askedNow.size >= ASKED_KEYS_REMEMBERED) {
       this.askedEarlier = this.askedNow;
       this.askedNow = new Set();
     }
-    this.askedNow.add(key);
+    this.askedNow.add(digest);
     return false;
   }
 

@@ -1,5 +1,5 @@
 import type { Collection } from "../domain/collections.js";
-import type { Database } from "./database.js";
+import { DATA_VERSION_READ_MS, type Database } from "./database.js";
 
 /** What a collection's readers key their memory on: one read of its `collection_updates` row. */
 export interface VersionStamp {
@@ -10,12 +10,12 @@ export interface VersionStamp {
 }
 
 /**
- * How stale a process's view of another process's commit may be, per dialect. SQLite: none, since
- * `PRAGMA data_version` (a counter in shared memory) says at no cost whether any other connection
- * committed, and the row is read again only then. PostgreSQL: the row is read at most this often.
+ * How stale a process's view of another process's commit may be, per dialect. SQLite: none beyond
+ * the 3 ms for which a read of `PRAGMA data_version` (a counter in shared memory, which says whether
+ * any other connection committed) stands; the row is read again only when it changed. PostgreSQL: the row is read at most this often.
  * This process's own commits are seen at once on both.
  */
-export const VERSION_POLL_MS = { sqlite: 0, postgres: 1000 } as const;
+export const VERSION_POLL_MS = { sqlite: DATA_VERSION_READ_MS, postgres: 1000 } as const;
 
 const NEVER: VersionStamp = Object.freeze({ version: 0, updatedAtSeconds: undefined });
 

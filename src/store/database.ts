@@ -13,6 +13,9 @@ import type { RateLimitStore } from "./rate-limit-store.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
 import type { CounterSchema, Schema } from "./schema.js";
 
+/** How long a read of SQLite's `PRAGMA data_version` stands for the file's (`dataVersion`). */
+export const DATA_VERSION_READ_MS = 3;
+
 /** A lane's figures, for the metrics. */
 export interface ReadLaneFigures {
   readonly lane: "quick" | "long";
@@ -95,8 +98,8 @@ export interface SqliteDatabase extends DatabaseBase {
   /** The counter file (`<file>-counters`), opened on first use; the rate limiter counts there. */
   counters(): CounterFile;
   /**
-   * `PRAGMA data_version`: changes whenever another connection commits to the file. A prepared
-   * statement, since it is read on every request (`pragma()` prepares one on each call).
+   * `PRAGMA data_version`: changes whenever another connection commits to the file, read at most
+   * every few milliseconds (`DATA_VERSION_READ_MS`, 3), since it is asked on every request.
    */
   dataVersion(): number;
   /** The read threads' lanes (`OpenOptions.readThreads`), none when reads run on the event loop. */

@@ -1,7 +1,7 @@
 /**
  * One change-detection service per collection: a write committed by another process (here: another
  * connection, as an import or mirror holds) is seen by every reader of every serving process within
- * the documented bound (SQLite: the next request; PostgreSQL: VERSION_POLL_MS), and the readers
+ * the documented bound (VERSION_POLL_MS: SQLite 3 ms, PostgreSQL a second), and the readers
  * agree: list totals, the count series, notice totals, Last-Modified and /v0/status all move together.
  */
 import assert from "node:assert/strict";

@@ -6,6 +6,7 @@ import { renderRows } from "../../domain/row-rendering.js";
 import {
   type CounterFile,
   commitLedger,
+  DATA_VERSION_READ_MS,
   type OpenOptions,
   QUICK_READ_BUDGET_MS,
   type SqliteDatabase,
@@ -60,15 +61,17 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     return counterFile;
   };
   const dataVersionStatement = sqlite.prepare("pragma data_version").pluck();
-  // Read once per turn of the event loop: a request asks several times (its caches, its store,
-  // Last-Modified), and a commit by another process seen a turn later is seen as promptly.
-  let dataVersionSeen: number | undefined;
+  // Read at most once per DATA_VERSION_READ_MS: a request asks several times (its caches, its store,
+  // Last-Modified), and each read opens a read transaction on the file (file locks, about 30 µs
+  // under load, 3 to 5% of a request), while another process's commit seen 3 ms later is seen as
+  // promptly as any client can tell.
+  let dataVersionSeen = 0;
+  let dataVersionReadAt = Number.NEGATIVE_INFINITY;
   const dataVersion = () => {
-    if (dataVersionSeen === undefined) {
+    const now = performance.now();
+    if (now - dataVersionReadAt >= DATA_VERSION_READ_MS) {
       dataVersionSeen = Number(dataVersionStatement.get());
-      setImmediate(() => {
-        dataVersionSeen = undefined;
-      });
+      dataVersionReadAt = now;
     }
     return dataVersionSeen;
   };
