@@ -102,6 +102,12 @@ export interface ServeConfig extends DatabaseConfig {
   /** The quick lane's budget per statement; a statement past it is run again in the long lane. */
   readonly quickReadBudgetMs: number;
   /**
+   * Hold the notices in memory on a worker thread of each process (store/notice-thread.ts) instead
+   * of on its event loop: filtering and writing notice pages never hold the loop, for about 30 MB
+   * more memory per process (docs/deployment.md, Operations).
+   */
+  readonly noticeThread: boolean;
+  /**
    * The port of the Prometheus `/metrics` listener (plain HTTP, apart from the API's ports; with
    * `workers` > 1 the primary's, aggregating every worker); undefined: no metrics are kept or served.
    */
@@ -141,6 +147,7 @@ export interface RawServeOptions {
   tlsCert?: string;
   tlsKey?: string;
   trustProxy?: boolean;
+  noticeThread?: boolean;
   ignoreUnknownParameters?: boolean;
   baseUrl?: string;
   demo?: boolean;
@@ -202,6 +209,11 @@ export const SERVE_OPTIONS = {
     flag: "--trust-proxy",
     variable: "FTCAPI_TRUST_PROXY",
     help: "trust X-Forwarded-Proto/-For/-Host from a proxy",
+  },
+  noticeThread: {
+    flag: "--notice-thread",
+    variable: "FTCAPI_NOTICE_THREAD",
+    help: "hold the notices on a thread of their own, off the event loop (about 30 MB more per process)",
   },
   ignoreUnknownParameters: {
     flag: "--ignore-unknown-parameters",
@@ -334,7 +346,7 @@ function raw(
   env: Environment,
   name: Exclude<
     keyof RawServeOptions,
-    "trustProxy" | "ignoreUnknownParameters" | "demo" | "disableRateLimits"
+    "trustProxy" | "noticeThread" | "ignoreUnknownParameters" | "demo" | "disableRateLimits"
   >,
 ): string | undefined {
   const option: ServeOption = SERVE_OPTIONS[name];
@@ -365,6 +377,7 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     tlsCert,
     tlsKey,
     trustProxy: flags.trustProxy ?? booleanVariable("FTCAPI_TRUST_PROXY", env.FTCAPI_TRUST_PROXY),
+    noticeThread: flags.noticeThread ?? booleanVariable("FTCAPI_NOTICE_THREAD", env.FTCAPI_NOTICE_THREAD),
     ignoreUnknownParameters:
       flags.ignoreUnknownParameters ??
       booleanVariable("FTCAPI_IGNORE_UNKNOWN_PARAMETERS", env.FTCAPI_IGNORE_UNKNOWN_PARAMETERS),

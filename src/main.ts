@@ -26,7 +26,9 @@ import type { Database } from "./store/database.js";
 import { FreshnessStore } from "./store/freshness-store.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
+import type { NoticeReader } from "./store/notice-reader.js";
 import { NoticeStore } from "./store/notice-store.js";
+import { NoticeThread } from "./store/notice-thread.js";
 import { openDatabase } from "./store/open-database.js";
 import { SettingsStore } from "./store/settings-store.js";
 
@@ -267,6 +269,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       );
   }
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let notices: NoticeReader | undefined;
   let httpServer: HttpServer | undefined;
   let metricsListener: MetricsListener | undefined;
   const fitted = connectionsWithinFileLimit(config.maxConnections);
@@ -281,8 +284,11 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
   );
   try {
     const complaints = new ComplaintStore(readDatabase);
-    const notices = new NoticeStore(readDatabase);
-    // The notices are answered from memory: read them before the first request waits for it.
+    // The notices are answered from memory: on the event loop, or on a thread of their own.
+    notices = config.noticeThread
+      ? new NoticeThread(readDatabase, NoticeThread.optionsFor(config.dbReadUrl ?? config.db, budget))
+      : new NoticeStore(readDatabase);
+    // Read them before the first request waits for it.
     await notices.warm();
     const keyStore = new KeyStore(database);
 
@@ -358,6 +364,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
         await started.close();
         // Unused leased hits back to the shared counters, and the last usage written.
         await rateLimiter.close();
+        if (notices instanceof NoticeThread) await notices.close();
         await database.close();
         if (readDatabase !== database) await readDatabase.close();
       },
@@ -371,6 +378,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     } catch {
       // The error that stopped the start is the one to report.
     }
+    if (notices instanceof NoticeThread) await notices.close();
     await database.close();
     if (readDatabase !== database) await readDatabase.close();
     throw err;

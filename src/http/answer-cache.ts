@@ -63,8 +63,11 @@ export class AnswerCache {
     this.answers = new VersionedLru(maxCharacters);
   }
 
-  /** The answer for `key`, from memory or from `produce` (whose result is then kept). */
-  async answer(key: string, produce: () => Promise<string | Buffer>): Promise<CachedAnswer> {
+  /**
+   * The answer for `key`, from memory or from `produce` (whose result may then be kept), which is
+   * given the collection's version the answer belongs to.
+   */
+  async answer(key: string, produce: (version: number) => Promise<string | Buffer>): Promise<CachedAnswer> {
     const { version, updatedAtSeconds } = await this.version.current();
     const known = this.answers.get(key, version);
     if (known) {
@@ -76,7 +79,7 @@ export class AnswerCache {
     // (with its update time) and the request: every worker and replica on the database gives the
     // same answer the same tag, without hashing the whole body on every miss.
     const digest = hash("md5", key, "base64url").slice(0, 16);
-    const body = await produce();
+    const body = await produce(version);
     const answer = { body, etag: `"${version}.${updatedAtSeconds ?? 0}.${digest}"` };
     // The key is kept too, and a request's parameters may be as long as its headers allow (16 KB).
     const characters = body.length + key.length;

@@ -13,7 +13,7 @@ import { errorBody } from "../domain/error-body.js";
 import type { Signup } from "../domain/signup-form.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
-import type { NoticeStore } from "../store/notice-store.js";
+import type { NoticeReader } from "../store/notice-reader.js";
 import { type CollectionFreshness, registerLastModified } from "./collection-freshness.js";
 import { registerComplaintRoutes } from "./complaint-routes.js";
 import { answerClientError, registerErrorHandler } from "./error-handler.js";
@@ -33,7 +33,7 @@ import { registerWebRoutes } from "./web-routes.js";
 
 export interface AppDeps {
   complaints: ComplaintStore;
-  notices: NoticeStore;
+  notices: NoticeReader;
   /** Every collection's update times, for Last-Modified and /v0/status. */
   freshness: CollectionFreshness;
   keys: KeyVerifier;

@@ -10,11 +10,10 @@ import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notic
 import { noticeCsvHeader, noticeCsvText, noticeNdjsonText } from "../domain/notice-export-text.js";
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
-import type { NoticeStore } from "../store/notice-store.js";
+import type { NoticeReader } from "../store/notice-reader.js";
 import { ANSWER_CACHE_CHARACTERS, AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
-import { TurnGate } from "./turn-gate.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
 declare module "fastify" {
@@ -32,7 +31,7 @@ declare module "fastify" {
  */
 export function registerNoticeRoutes(
   app: FastifyInstance,
-  notices: NoticeStore,
+  notices: NoticeReader,
   baseUrl: string | undefined,
   exportOptions: ExportOptions,
   watchCache: AnswerCacheWatcher = () => {},
@@ -52,7 +51,6 @@ export function registerNoticeRoutes(
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
   const cache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.notices);
-  const pages = new TurnGate();
   watchCache(cache);
 
   app.get(NOTICES.path, async (req, reply) => {
@@ -64,18 +62,12 @@ export function registerNoticeRoutes(
     );
     const query = parseNoticeQuery(pairs);
     if (format !== "json") return exportNotices(req, reply, query, format);
-    // A page is filtered and written on the event loop (the notices are in memory): one at a time.
-    const answer = await cache.answer(req.errorVia ?? path, () =>
-      pages.run(async () => {
-        const page = await notices.list(query);
-        return noticeDocumentText(page.records, page.total, {
-          collectionUrl: `${base}${NOTICES.path}`,
-          path,
-          pairs: requestPairs,
-          query,
-          paged: true,
-        });
-      }),
+    const answer = await cache.answer(req.errorVia ?? path, (version) =>
+      notices.listText(
+        query,
+        { collectionUrl: `${base}${NOTICES.path}`, path, pairs: requestPairs },
+        version,
+      ),
     );
     return sendAnswer(req, reply, answer, NOTICES.contentType);
   });
@@ -206,7 +198,7 @@ function notForOneRecord(name: string): ApiError {
   });
 }
 
-async function find(notices: NoticeStore, rawId: string, revision: number | undefined) {
+async function find(notices: NoticeReader, rawId: string, revision: number | undefined) {
   const id = rawId.toLowerCase();
   const notice = NOTICE_ID_PATTERN.test(id) ? await notices.findById(id) : undefined;
   if (!notice) {

@@ -3,19 +3,16 @@ import { NOTICES } from "../domain/collections.js";
 import { type CountResult, selectGroups } from "../domain/count-options.js";
 import { formatTimestamp, type Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
+import { noticeDocumentText } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import type { FilterCondition, NoticeQuery } from "../domain/notice-query.js";
 import { CollectionVersion } from "./collection-version.js";
 import type { Database } from "./database.js";
+import type { NoticeDocumentLinks, NoticePage, NoticeReader } from "./notice-reader.js";
 import { asciiLower, type FieldRanks, NoticeSnapshot, type TextRules } from "./notice-snapshot.js";
 import { compileNoticeFilter, noticeSortExpressions } from "./notice-sql.js";
 import type { NoticeTable, Schema } from "./schema.js";
-
-/** A page of notices and the exact number the query matches. */
-export interface NoticePage {
-  total: number;
-  records: Notice[];
-}
+import { TurnGate } from "./turn-gate.js";
 
 /** Notices read per statement when a snapshot is read. */
 const SNAPSHOT_BATCH_ROWS = 5_000;
@@ -39,8 +36,10 @@ const SELECTED = [
  * snapshot is read again, in one transaction, when the collection's version changes (another
  * process's import within the version's poll interval, this process's at once).
  */
-export class NoticeStore {
+export class NoticeStore implements NoticeReader {
   readonly collection = NOTICES;
+  /** Pages are filtered and written on the event loop: one at a time, each on a turn of its own. */
+  private readonly pages = new TurnGate();
   private snapshot: NoticeSnapshot | undefined;
   private loading: Promise<NoticeSnapshot> | undefined;
   private rules: Promise<Omit<TextRules, "ranks">> | undefined;
@@ -51,8 +50,16 @@ export class NoticeStore {
     readonly version: CollectionVersion = new CollectionVersion(database, NOTICES),
   ) {}
 
-  async list(query: NoticeQuery): Promise<NoticePage> {
-    let snapshot = await this.current();
+  listText(query: NoticeQuery, links: NoticeDocumentLinks, atVersion: number): Promise<string> {
+    return this.pages.run(async () => {
+      const page = await this.list(query, atVersion);
+      return noticeDocumentText(page.records, page.total, { ...links, query, paged: true });
+    });
+  }
+
+  /** A page of the notices the query matches, from the snapshot of `atVersion` or a newer one. */
+  async list(query: NoticeQuery, atVersion = 0): Promise<NoticePage> {
+    let snapshot = await this.current({ atLeast: atVersion });
     let resolved = await this.resolveInDatabase(snapshot, query);
     if (resolved === undefined) {
       // The collection changed between the snapshot and the database's answer: read both again.
@@ -115,9 +122,13 @@ export class NoticeStore {
    * The snapshot of the collection's current version (or, with `after`, of a version newer than
    * that), read when this process holds none as new. Concurrent callers share one read.
    */
-  private async current(options: { after?: number } = {}): Promise<NoticeSnapshot> {
-    const { version } = await this.version.current({ fresh: options.after !== undefined });
-    const wanted = Math.max(version, (options.after ?? -1) + 1);
+  private async current(options: { after?: number; atLeast?: number } = {}): Promise<NoticeSnapshot> {
+    let { version } = await this.version.current({ fresh: options.after !== undefined });
+    // A caller that saw a newer version than this reader did (another thread's reader of the same
+    // process) reads the version again now rather than within its poll interval.
+    if (options.atLeast !== undefined && version < options.atLeast)
+      version = (await this.version.current({ fresh: true })).version;
+    const wanted = Math.max(version, (options.after ?? -1) + 1, options.atLeast ?? 0);
     if (this.snapshot && this.snapshot.version >= wanted) return this.snapshot;
     this.loading ??= this.load().finally(() => {
       this.loading = undefined;

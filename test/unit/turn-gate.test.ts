@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { TurnGate } from "../../src/http/turn-gate.js";
+import { TurnGate } from "../../src/store/turn-gate.js";
 
 test("a turn gate runs its pieces one at a time, in the order given, each on a later turn", async () => {
   const gate = new TurnGate();

@@ -1,10 +1,18 @@
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { RenderedRows, RowRendering } from "../../domain/row-rendering.js";
 import type { ReadLaneFigures } from "../database.js";
+import { startWorker } from "../start-worker.js";
 import type { ReadAnswer, ReadRequest, ReadWorkerOptions } from "./read-worker.js";
 
+/**
+ * The young generation of each read worker's heap, in MB: what it allocates (rows, a page's text)
+ * lives for one statement, so a small one is collected as cheaply and keeps the process's memory
+ * within its budget (docs/deployment.md, Operations).
+ */
+const READ_WORKER_YOUNG_GENERATION_MB = 6;
+
 /** Page cache of each read worker, in KiB (the file system caches the rest). */
-const WORKER_CACHE_KIB = 8_192;
+const WORKER_CACHE_KIB = 4_096;
 
 interface Job {
   readonly request: Omit<ReadRequest, "id">;
@@ -40,7 +48,10 @@ class ReadThread {
   }
 
   private start(): Worker {
-    const worker = startWorker(this.options);
+    const worker = startWorker("sqlite/read-worker", {
+      workerData: this.options,
+      resourceLimits: { maxYoungGenerationSizeMb: READ_WORKER_YOUNG_GENERATION_MB },
+    });
     // A pool that is never closed must not keep its process alive.
     worker.unref();
     worker.on("message", (answer: ReadAnswer) => {
@@ -65,21 +76,6 @@ class ReadThread {
     this.worker = this.start();
     this.onIdle(this);
   }
-}
-
-/**
- * Where a worker's entry file is: beside this module, as TypeScript when this module runs from
- * source (tests, through tsx, whose loader a worker must register for itself) or as JavaScript
- * when built.
- */
-function startWorker(options: ReadWorkerOptions): Worker {
-  const fromSource = import.meta.url.endsWith(".ts");
-  const entry = new URL(fromSource ? "./read-worker.ts" : "./read-worker.js", import.meta.url);
-  if (!fromSource) return new Worker(entry, { workerData: options });
-  // Resolved here: an evaluated worker resolves bare names from the working directory, which may be anywhere.
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); })`;
-  return new Worker(bootstrap, { eval: true, workerData: options });
 }
 
 /** Threads sharing one queue, first come first served. */

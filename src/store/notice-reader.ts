@@ -1,0 +1,53 @@
+import type { Collection } from "../domain/collections.js";
+import type { CountResult } from "../domain/count-options.js";
+import type { Notice } from "../domain/notice.js";
+import type { NoticeCountQuery } from "../domain/notice-count-query.js";
+import type { NoticeQuery } from "../domain/notice-query.js";
+import type { CollectionVersion } from "./collection-version.js";
+
+/** A page of notices and the exact number the query matches. */
+export interface NoticePage {
+  total: number;
+  records: Notice[];
+}
+
+/** Where a notices document links to (see `noticeDocument`); plain data. */
+export interface NoticeDocumentLinks {
+  /** Absolute URL of the collection, without a trailing slash. */
+  readonly collectionUrl: string;
+  /** Absolute URL of the requested resource, without a query. */
+  readonly path: string;
+  /** The request's decoded query parameters, without the key. */
+  readonly pairs: ReadonlyArray<readonly [string, string]>;
+}
+
+/**
+ * What the routes and the freshness features read of the notices. Two implementations: the
+ * `NoticeStore` itself, which holds the collection in memory on the event loop, and `NoticeThread`,
+ * which holds it on a worker thread of its own, so that filtering and writing pages never hold the
+ * loop that answers every other request.
+ */
+export interface NoticeReader {
+  readonly collection: Collection;
+  /** The notices' change detection, shared with this process's other caches of them. */
+  readonly version: CollectionVersion;
+  /**
+   * A list answer's document text for `query` (`noticeDocumentText`, paged), read from the snapshot
+   * of the collection's version `atVersion` or a newer one.
+   */
+  listText(query: NoticeQuery, links: NoticeDocumentLinks, atVersion: number): Promise<string | Buffer>;
+  /** Every notice the query matches, in its order (offset and limit ignored). */
+  export(query: NoticeQuery): Promise<NoticePage>;
+  /** Notices matching the query's filter counted by year or month of their date. */
+  countGroups(query: NoticeCountQuery): Promise<CountResult>;
+  /** The notice with this id (ids are stored lowered), or undefined. */
+  findById(id: string): Promise<Notice | undefined>;
+  /** Reads the current snapshot now, so that the first request does not wait for it. */
+  warm(): Promise<void>;
+  /** Every notice, exactly (`/v0/status`). */
+  recordCount(): Promise<number>;
+  /** The newest notice's created time as the API writes it, or undefined when there are none. */
+  newestCreated(): Promise<string | undefined>;
+  /** The newest notice's created time (seconds), or undefined when there is none. */
+  newestCreatedAt(): Promise<number | undefined>;
+}

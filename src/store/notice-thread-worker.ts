@@ -1,0 +1,83 @@
+/**
+ * The worker thread of `NoticeThread`: a `NoticeStore` on a database connection of its own, holding
+ * the notices in memory and answering `NoticeThreadRequest`s with `NoticeThreadAnswer`s (a page's
+ * text as UTF-8 bytes, transferred). Started with `NoticeThreadOptions` as its data.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import type { CountResult } from "../domain/count-options.js";
+import type { Notice } from "../domain/notice.js";
+import type { NoticeCountQuery } from "../domain/notice-count-query.js";
+import type { NoticeQuery } from "../domain/notice-query.js";
+import type { OpenOptions } from "./database.js";
+import type { NoticeDocumentLinks, NoticePage } from "./notice-reader.js";
+import { NoticeStore } from "./notice-store.js";
+import { openDatabase } from "./open-database.js";
+
+/** The page cache of the thread's SQLite connection, in KiB. */
+const NOTICE_THREAD_CACHE_KIB = 2_048;
+
+/** What a notice thread is started with. */
+export interface NoticeThreadOptions {
+  /** The database's file or URL, as `openDatabase` takes it. */
+  readonly location: string;
+  readonly open: OpenOptions;
+}
+
+/** One question to the thread's store. */
+export type NoticeThreadRequest = { readonly id: number } & (
+  | {
+      readonly kind: "list";
+      readonly query: NoticeQuery;
+      readonly links: NoticeDocumentLinks;
+      readonly atVersion: number;
+    }
+  | { readonly kind: "export"; readonly query: NoticeQuery }
+  | { readonly kind: "counts"; readonly query: NoticeCountQuery }
+  | { readonly kind: "find"; readonly noticeId: string }
+  | { readonly kind: "warm" }
+);
+
+/** Its answer: a result, or the error met (`code` as the database driver named it). */
+export type NoticeThreadAnswer =
+  | { readonly id: number; readonly bytes: Uint8Array }
+  | { readonly id: number; readonly result: NoticePage | CountResult | Notice | undefined }
+  | { readonly id: number; readonly error: { readonly code: string | undefined; readonly message: string } };
+
+const options = workerData as NoticeThreadOptions;
+const database = openDatabase(options.location, options.open);
+// The notices are read once per version, into memory: a page cache would only hold a second copy.
+if (database.dialect === "sqlite") database.sqlite.pragma(`cache_size = -${NOTICE_THREAD_CACHE_KIB}`);
+const store = new NoticeStore(database);
+const encoder = new TextEncoder();
+
+async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
+  switch (request.kind) {
+    case "list": {
+      const text = await store.listText(request.query, request.links, request.atVersion);
+      return { id: request.id, bytes: encoder.encode(text) };
+    }
+    case "export":
+      return { id: request.id, result: await store.export(request.query) };
+    case "counts":
+      return { id: request.id, result: await store.countGroups(request.query) };
+    case "find":
+      return { id: request.id, result: await store.findById(request.noticeId) };
+    case "warm":
+      await store.warm();
+      return { id: request.id, result: undefined };
+  }
+}
+
+parentPort?.on("message", (request: NoticeThreadRequest) => {
+  answer(request).then(
+    (answered) =>
+      parentPort?.postMessage(answered, "bytes" in answered ? [answered.bytes.buffer as ArrayBuffer] : []),
+    (err: unknown) => {
+      const { code, message } = err as { code?: unknown; message?: unknown };
+      parentPort?.postMessage({
+        id: request.id,
+        error: { code: typeof code === "string" ? code : undefined, message: String(message) },
+      } satisfies NoticeThreadAnswer);
+    },
+  );
+});

@@ -1,0 +1,167 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Worker } from "node:worker_threads";
+import { NOTICES } from "../domain/collections.js";
+import type { CountResult } from "../domain/count-options.js";
+import type { Notice } from "../domain/notice.js";
+import type { NoticeCountQuery } from "../domain/notice-count-query.js";
+import type { NoticeQuery } from "../domain/notice-query.js";
+import type { CollectionVersion } from "./collection-version.js";
+import type { Database, OpenOptions } from "./database.js";
+import type { NoticeDocumentLinks, NoticePage, NoticeReader } from "./notice-reader.js";
+import { NoticeStore } from "./notice-store.js";
+import type { NoticeThreadAnswer, NoticeThreadOptions, NoticeThreadRequest } from "./notice-thread-worker.js";
+import { startWorker } from "./start-worker.js";
+
+/**
+ * The notice thread's heap, in MB: the collection held in memory (about 40 MB for the 28,000 notices
+ * of the real one) with its indexes and the filters' matches, with room to spare; the process's own
+ * heap no longer holds them (docs/deployment.md, Operations).
+ */
+export const NOTICE_THREAD_HEAP_MB = 128;
+
+/** How long `close` waits for the questions already asked. */
+const CLOSE_GRACE_MS = 2_000;
+
+type Question = NoticeThreadRequest extends infer Request
+  ? Request extends { readonly id: number }
+    ? Omit<Request, "id">
+    : never
+  : never;
+
+interface Pending {
+  readonly resolve: (answer: NoticeThreadAnswer) => void;
+  readonly reject: (err: Error) => void;
+}
+
+/**
+ * The notices held in memory on a worker thread of their own (a `NoticeStore` there, on a database
+ * connection of its own), so that filtering notices and writing their pages, which take up to a
+ * few milliseconds each, never hold the event loop that answers every other request; a page comes
+ * back as UTF-8 bytes, transferred. What the database answers directly (counts for `/v0/status`,
+ * the newest notice) is read here, through this process's connection. A thread that fails is
+ * replaced; the requests it held fail as an unavailable database (503).
+ */
+export class NoticeThread implements NoticeReader {
+  readonly collection = NOTICES;
+  readonly version: CollectionVersion;
+  private readonly direct: NoticeStore;
+  private worker: Worker;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private closed = false;
+
+  /**
+   * `database`: this process's connection (for the version and the direct reads); `location` and
+   * `options`: how the thread opens its own.
+   */
+  constructor(
+    database: Database,
+    private readonly options: NoticeThreadOptions,
+  ) {
+    this.direct = new NoticeStore(database);
+    this.version = this.direct.version;
+    this.worker = this.start();
+  }
+
+  /** How the thread opens the database at `location`: as this process does, with no read threads of its own. */
+  static optionsFor(location: string, open: OpenOptions): NoticeThreadOptions {
+    return { location, open: { ...open, readThreads: 0, poolSize: 2 } };
+  }
+
+  async listText(query: NoticeQuery, links: NoticeDocumentLinks, atVersion: number): Promise<Buffer> {
+    const answer = await this.ask({ kind: "list", query, links, atVersion });
+    if (!("bytes" in answer)) throw new Error("the notice thread answered a list without its text");
+    return Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
+  }
+
+  async export(query: NoticeQuery): Promise<NoticePage> {
+    return (await this.result({ kind: "export", query })) as NoticePage;
+  }
+
+  async countGroups(query: NoticeCountQuery): Promise<CountResult> {
+    return (await this.result({ kind: "counts", query })) as CountResult;
+  }
+
+  async findById(id: string): Promise<Notice | undefined> {
+    return (await this.result({ kind: "find", noticeId: id })) as Notice | undefined;
+  }
+
+  async warm(): Promise<void> {
+    await this.result({ kind: "warm" });
+  }
+
+  recordCount(): Promise<number> {
+    return this.direct.recordCount();
+  }
+
+  newestCreated(): Promise<string | undefined> {
+    return this.direct.newestCreated();
+  }
+
+  newestCreatedAt(): Promise<number | undefined> {
+    return this.direct.newestCreatedAt();
+  }
+
+  /** Stops the thread once its open questions are answered (for at most `CLOSE_GRACE_MS`); any still open fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const deadline = performance.now() + CLOSE_GRACE_MS;
+    while (this.pending.size > 0 && performance.now() < deadline) await sleep(10);
+    this.worker.removeAllListeners();
+    this.failPending(new Error("the notice thread is closed"));
+    await this.worker.terminate();
+  }
+
+  private async result(question: Question): Promise<unknown> {
+    const answer = await this.ask(question);
+    if (!("result" in answer))
+      throw new Error(`the notice thread answered ${question.kind} without a result`);
+    return answer.result;
+  }
+
+  private ask(question: Question): Promise<NoticeThreadAnswer> {
+    if (this.closed) return Promise.reject(new Error("the notice thread is closed"));
+    const id = ++this.nextId;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: (answer) => {
+          if ("error" in answer)
+            reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
+          else resolve(answer);
+        },
+        reject,
+      });
+      this.worker.postMessage({ ...question, id } as NoticeThreadRequest);
+    });
+  }
+
+  private start(): Worker {
+    const worker = startWorker("notice-thread-worker", {
+      workerData: this.options,
+      resourceLimits: { maxOldGenerationSizeMb: NOTICE_THREAD_HEAP_MB, maxYoungGenerationSizeMb: 6 },
+    });
+    // A thread that is never closed must not keep its process alive.
+    worker.unref();
+    worker.on("message", (answer: NoticeThreadAnswer) => {
+      const pending = this.pending.get(answer.id);
+      this.pending.delete(answer.id);
+      pending?.resolve(answer);
+    });
+    worker.on("error", (err) => this.replace(err));
+    worker.on("exit", () => this.replace(new Error("the notice thread stopped")));
+    return worker;
+  }
+
+  private replace(err: Error): void {
+    if (this.closed) return;
+    this.worker.removeAllListeners();
+    this.failPending(err);
+    this.worker = this.start();
+  }
+
+  private failPending(err: Error): void {
+    for (const pending of this.pending.values())
+      pending.reject(Object.assign(new Error(`notice thread: ${err.message}`), { code: "SQLITE_IOERR" }));
+    this.pending.clear();
+  }
+}
