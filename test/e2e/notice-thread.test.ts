@@ -108,8 +108,9 @@ for (const dialect of DIALECTS) {
         }
         // /v0/status counts the notices in the database, on the process's own connection.
         const [status] = await answers(threaded, key, ["/v0/status"]);
-        const stored = (JSON.parse(status!.body).data as Array<{ attributes: { "record-count": number } }>)[1]!
-          .attributes["record-count"];
+        const stored = (
+          JSON.parse(status!.body).data as Array<{ attributes: { "record-count": number } }>
+        )[1]!.attributes["record-count"];
         assert.ok(stored > before, "the import added notices");
         assert.equal(after, stored, "the thread saw the import");
         const [counts] = await answers(threaded, key, [`${NOTICES}/counts?by=year`]);
