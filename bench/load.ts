@@ -18,7 +18,7 @@
  *
  * Usage: npm run bench -- --rows N [--days D] [--dialect sqlite|postgres] [--connections C] [--duration S]
  *          [--workers W] [--mode mixed|popular|latency|distinct] [--runs R] [--requests K] [--db FILE]
- *          [--collection complaints|notices]
+ *          [--collection complaints|notices] [--notice-thread]
  * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead;
  * the notices are imported into it when it has none.
  */
@@ -54,6 +54,8 @@ const { values } = parseArgs({
     requests: { type: "string", default: "5000" },
     db: { type: "string" },
     collection: { type: "string" },
+    /** Serve with `--notice-thread`. */
+    "notice-thread": { type: "boolean", default: false },
   },
 });
 const rows = Number(values.rows);
@@ -157,7 +159,14 @@ const key = cli(["keys", "create", "--db", location, "--email", "bench@example.c
 const headers = { "X-Api-Key": key, "X-Forwarded-Proto": "https" };
 
 // --- servers ----------------------------------------------------------------------------------
-const ftcapi = await serve(["--db", location, "--workers", String(workers), "--trust-proxy"]);
+const ftcapi = await serve([
+  "--db",
+  location,
+  "--workers",
+  String(workers),
+  "--trust-proxy",
+  ...(values["notice-thread"] ? ["--notice-thread"] : []),
+]);
 const base = ftcapi.httpUrl;
 
 async function get(path: string, extra: Record<string, string> = {}) {
@@ -407,7 +416,7 @@ const mb = (values: number[]) => values.map((value) => value.toFixed(0)).join(" 
 
 const lines: string[] = [];
 const data = `${rows.toLocaleString("en-US")} complaints over ${days} days and ${DEMO_NOTICES.rows.toLocaleString("en-US")} notices`;
-const stamp = `${new Date().toISOString()}; ${data} on ${dialect}; ftcapi ${workers} worker(s), key checked and counted on every request`;
+const stamp = `${new Date().toISOString()}; ${data} on ${dialect}; ftcapi ${workers} worker(s)${values["notice-thread"] ? " with --notice-thread" : ""}, key checked and counted on every request`;
 try {
   console.log("sampling values and totals...");
   const samples = await sampleValues(readJson, seededRandom(11));
@@ -453,6 +462,9 @@ const directory = join(ROOT, "bench", "results");
 mkdirSync(directory, { recursive: true });
 const collectionTag = values.collection === undefined ? "" : `-${values.collection}`;
 writeFileSync(
-  join(directory, `load-${mode}${collectionTag}-${dialect}-${rows}${spanTag}-${workers}w.md`),
+  join(
+    directory,
+    `load-${mode}${collectionTag}-${dialect}-${rows}${spanTag}-${workers}w${values["notice-thread"] ? "-notice-thread" : ""}.md`,
+  ),
   `${report}\n`,
 );
