@@ -6,7 +6,7 @@ import { JSONAPI_MEMBER } from "../domain/error-body.js";
 import type { ExportFormat } from "../domain/export-format.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
 import { isNoticeCountParameterName, parseNoticeCountQuery } from "../domain/notice-count-query.js";
-import { encodeQuery, noticeDocument, noticeDocumentText } from "../domain/notice-envelope.js";
+import { encodeQuery, noticeDocument } from "../domain/notice-envelope.js";
 import { noticeCsvHeader, noticeCsvText, noticeNdjsonText } from "../domain/notice-export-text.js";
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
@@ -60,11 +60,11 @@ export function registerNoticeRoutes(
       parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
       isPagingParameter,
     );
-    const query = parseNoticeQuery(pairs);
-    if (format !== "json") return exportNotices(req, reply, query, format);
+    if (format !== "json") return exportNotices(req, reply, parseNoticeQuery(pairs), format);
+    // The reader parses the parameters itself: with --notice-thread, off the event loop.
     const answer = await cache.answer(req.errorVia ?? path, (version) =>
       notices.listText(
-        query,
+        pairs,
         { collectionUrl: `${base}${NOTICES.path}`, path, pairs: requestPairs },
         version,
       ),

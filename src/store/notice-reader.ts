@@ -32,10 +32,15 @@ export interface NoticeReader {
   /** The notices' change detection, shared with this process's other caches of them. */
   readonly version: CollectionVersion;
   /**
-   * A list answer's document text for `query` (`noticeDocumentText`, paged), read from the snapshot
-   * of the collection's version `atVersion` or a newer one.
+   * A list answer's document text (`noticeDocumentText`, paged) for the query these parameters
+   * give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of the collection's
+   * version `atVersion` or a newer one.
    */
-  listText(query: NoticeQuery, links: NoticeDocumentLinks, atVersion: number): Promise<string | Buffer>;
+  listText(
+    parameters: ReadonlyArray<readonly [string, string]>,
+    links: NoticeDocumentLinks,
+    atVersion: number,
+  ): Promise<string | Buffer>;
   /** Every notice the query matches, in its order (offset and limit ignored). */
   export(query: NoticeQuery): Promise<NoticePage>;
   /** Notices matching the query's filter counted by year or month of their date. */

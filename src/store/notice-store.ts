@@ -5,7 +5,7 @@ import { formatTimestamp, type Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import { noticeDocumentText } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
-import type { FilterCondition, NoticeQuery } from "../domain/notice-query.js";
+import { type FilterCondition, type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import { CollectionVersion } from "./collection-version.js";
 import type { Database } from "./database.js";
 import type { NoticeDocumentLinks, NoticePage, NoticeReader } from "./notice-reader.js";
@@ -50,7 +50,12 @@ export class NoticeStore implements NoticeReader {
     readonly version: CollectionVersion = new CollectionVersion(database, NOTICES),
   ) {}
 
-  listText(query: NoticeQuery, links: NoticeDocumentLinks, atVersion: number): Promise<string> {
+  listText(
+    parameters: ReadonlyArray<readonly [string, string]>,
+    links: NoticeDocumentLinks,
+    atVersion: number,
+  ): Promise<string> {
+    const query = parseNoticeQuery(parameters);
     return this.pages.run(async () => {
       const page = await this.list(query, atVersion);
       return noticeDocumentText(page.records, page.total, { ...links, query, paged: true });

@@ -4,7 +4,9 @@
  * text as UTF-8 bytes, transferred). Started with `NoticeThreadOptions` as its data.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { ApiError, type ApiErrorDetails } from "../domain/api-error.js";
 import type { CountResult } from "../domain/count-options.js";
+import type { ErrorCode } from "../domain/error-catalog.js";
 import type { Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import type { NoticeQuery } from "../domain/notice-query.js";
@@ -27,7 +29,7 @@ export interface NoticeThreadOptions {
 export type NoticeThreadRequest = { readonly id: number } & (
   | {
       readonly kind: "list";
-      readonly query: NoticeQuery;
+      readonly parameters: ReadonlyArray<readonly [string, string]>;
       readonly links: NoticeDocumentLinks;
       readonly atVersion: number;
     }
@@ -37,10 +39,14 @@ export type NoticeThreadRequest = { readonly id: number } & (
   | { readonly kind: "warm" }
 );
 
-/** Its answer: a result, or the error met (`code` as the database driver named it). */
+/**
+ * Its answer: a result, a refused request (an `ApiError`'s code and details), or the error met
+ * (`code` as the database driver named it).
+ */
 export type NoticeThreadAnswer =
   | { readonly id: number; readonly bytes: Uint8Array }
   | { readonly id: number; readonly result: NoticePage | CountResult | Notice | undefined }
+  | { readonly id: number; readonly refused: { readonly code: ErrorCode; readonly details: ApiErrorDetails } }
   | { readonly id: number; readonly error: { readonly code: string | undefined; readonly message: string } };
 
 const options = workerData as NoticeThreadOptions;
@@ -53,7 +59,7 @@ const encoder = new TextEncoder();
 async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
   switch (request.kind) {
     case "list": {
-      const text = await store.listText(request.query, request.links, request.atVersion);
+      const text = await store.listText(request.parameters, request.links, request.atVersion);
       return { id: request.id, bytes: encoder.encode(text) };
     }
     case "export":
@@ -73,6 +79,13 @@ parentPort?.on("message", (request: NoticeThreadRequest) => {
     (answered) =>
       parentPort?.postMessage(answered, "bytes" in answered ? [answered.bytes.buffer as ArrayBuffer] : []),
     (err: unknown) => {
+      if (err instanceof ApiError) {
+        parentPort?.postMessage({
+          id: request.id,
+          refused: { code: err.code, details: err.details },
+        } satisfies NoticeThreadAnswer);
+        return;
+      }
       const { code, message } = err as { code?: unknown; message?: unknown };
       parentPort?.postMessage({
         id: request.id,

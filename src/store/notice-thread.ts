@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Worker } from "node:worker_threads";
+import { ApiError } from "../domain/api-error.js";
 import { NOTICES } from "../domain/collections.js";
 import type { CountResult } from "../domain/count-options.js";
 import type { Notice } from "../domain/notice.js";
@@ -68,8 +69,12 @@ export class NoticeThread implements NoticeReader {
     return { location, open: { ...open, readThreads: 0, poolSize: 2 } };
   }
 
-  async listText(query: NoticeQuery, links: NoticeDocumentLinks, atVersion: number): Promise<Buffer> {
-    const answer = await this.ask({ kind: "list", query, links, atVersion });
+  async listText(
+    parameters: ReadonlyArray<readonly [string, string]>,
+    links: NoticeDocumentLinks,
+    atVersion: number,
+  ): Promise<Buffer> {
+    const answer = await this.ask({ kind: "list", parameters, links, atVersion });
     if (!("bytes" in answer)) throw new Error("the notice thread answered a list without its text");
     return Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
   }
@@ -125,7 +130,8 @@ export class NoticeThread implements NoticeReader {
     return new Promise((resolve, reject) => {
       this.pending.set(id, {
         resolve: (answer) => {
-          if ("error" in answer)
+          if ("refused" in answer) reject(new ApiError(answer.refused.code, answer.refused.details));
+          else if ("error" in answer)
             reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
           else resolve(answer);
         },
