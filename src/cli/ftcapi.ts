@@ -1,24 +1,31 @@
 #!/usr/bin/env node
 import { Command } from "commander";
 import { redactPasswords } from "../domain/redact-passwords.js";
-import { generateCommand } from "./generate-command.js";
-import { importCommand } from "./import-command.js";
-import { keysCommand } from "./keys-command.js";
-import { mirrorCommand } from "./mirror-command.js";
-import { serveCommand } from "./serve-command.js";
+
+/**
+ * Each command's module, loaded only when it is asked for: `keys create` has no use for the HTTP
+ * server's modules, and a command line tool should answer in a fraction of a second.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import("./serve-command.js")).serveCommand(),
+  import: async () => (await import("./import-command.js")).importCommand(),
+  mirror: async () => (await import("./mirror-command.js")).mirrorCommand(),
+  keys: async () => (await import("./keys-command.js")).keysCommand(),
+  generate: async () => (await import("./generate-command.js")).generateCommand(),
+};
 
 const program = new Command("ftcapi")
   .description(
     "A self-hostable FTC public data API: Do Not Call complaints and HSR early-termination notices",
   )
-  .showHelpAfterError()
-  .addCommand(serveCommand())
-  .addCommand(importCommand())
-  .addCommand(mirrorCommand())
-  .addCommand(keysCommand())
-  .addCommand(generateCommand());
+  .showHelpAfterError();
 
 try {
+  // The named command alone; every command for help, no command, or a name to correct.
+  const asked = process.argv[2] ?? "";
+  const names = Object.hasOwn(COMMANDS, asked) ? [asked] : Object.keys(COMMANDS);
+  for (const command of await Promise.all(names.map((name) => COMMANDS[name]!())))
+    program.addCommand(command);
   await program.parseAsync(process.argv);
 } catch (err) {
   // The message only, never a stack, and never a password of a URL it quotes (--db, --upstream).

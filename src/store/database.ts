@@ -149,6 +149,12 @@ export interface OpenOptions {
    * never blocks the loop.
    */
   readThreads?: number;
+  /**
+   * SQLite: the page cache of the process's own connection, in KiB. By default 2 MB with read
+   * threads (the connection then reads little: counts, the notices' snapshot, and writes), else
+   * 64 MB, since every read of the server runs on it.
+   */
+  cacheKib?: number;
   /** SQLite, with `readThreads`: the quick lane's budget per statement (default `QUICK_READ_BUDGET_MS`). */
   quickReadBudgetMs?: number;
 }

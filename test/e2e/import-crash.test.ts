@@ -4,7 +4,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
+import { cliEntry, createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
 import { localServeFlags, type ServeProcess, startServeProcess } from "../support/serve-process.js";
@@ -63,13 +63,9 @@ for (const dialect of DIALECTS) {
     it("leaves whole files only; the same command then completes the work, adding nothing twice", async (t) => {
       const boundaries = new Set(FILES.map((_, index) => index * ROWS).concat(FILES.length * ROWS));
       assert.equal(await total(), 0);
-      const importer = spawn(
-        process.execPath,
-        ["--import", "tsx", "src/cli/ftcapi.ts", "import", "dnc", "--db", db, ...files],
-        {
-          cwd: REPO_ROOT,
-        },
-      );
+      const importer = spawn(process.execPath, [...cliEntry(), "import", "dnc", "--db", db, ...files], {
+        cwd: REPO_ROOT,
+      });
       let output = "";
       let killed = false;
       // Killed without warning the moment the first file is reported committed: inside the second.

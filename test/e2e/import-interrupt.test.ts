@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { REPO_ROOT, runCli } from "../support/cli.js";
+import { cliEntry, REPO_ROOT, runCli } from "../support/cli.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
 /** Runs `ftcapi import dnc` and sends `signal` once standard error shows progress on `during`. */
@@ -20,18 +20,7 @@ function importInterrupted(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      "src/cli/ftcapi.ts",
-      "import",
-      "dnc",
-      "--db",
-      db,
-      "--progress-seconds",
-      "0.1",
-      ...files,
-    ],
+    [...cliEntry(), "import", "dnc", "--db", db, "--progress-seconds", "0.1", ...files],
     { cwd: REPO_ROOT },
   );
   let stdout = "";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import BetterSqlite3 from "better-sqlite3";
-import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
+import { cliEntry, createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { eventually } from "../support/eventually.js";
 import { fetchRaw, type TestResponse } from "../support/https-client.js";
 import { localServeFlags, type ServeProcess, startServeProcess } from "../support/serve-process.js";
@@ -80,11 +80,9 @@ describe("keyed requests during a long SQLite import", () => {
     assert.equal(first.status, 200, first.body);
     assert.equal(first.headers["x-ratelimit-remaining"], String(LIMIT - 1));
 
-    const importer = spawn(
-      process.execPath,
-      ["--import", "tsx", "src/cli/ftcapi.ts", "import", "dnc", "--db", db, extract],
-      { cwd: REPO_ROOT },
-    );
+    const importer = spawn(process.execPath, [...cliEntry(), "import", "dnc", "--db", db, extract], {
+      cwd: REPO_ROOT,
+    });
     let output = "";
     importer.stdout.on("data", (chunk) => {
       output += chunk;

@@ -13,7 +13,7 @@ import { isBusinessDay, localDayNumber, zonedInstant } from "../../src/domain/pu
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
-import { REPO_ROOT, runCli } from "../support/cli.js";
+import { cliEntry, REPO_ROOT, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { fetchRaw } from "../support/https-client.js";
 import { createTestKey, importFiles } from "../support/seed.js";
@@ -110,7 +110,7 @@ function spawnMirror(args: string[]): {
   exited: Promise<number | null>;
   waitFor: (pattern: RegExp) => Promise<void>;
 } {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ftcapi.ts", "mirror", ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), "mirror", ...args], {
     cwd: REPO_ROOT,
   });
   let output = "";

@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { REPO_ROOT } from "../support/cli.js";
+import { cliEntry, REPO_ROOT } from "../support/cli.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
 /** Well within "seconds" once started; tsx's start and the migrations take one or two. */
@@ -30,7 +30,7 @@ interface Finished {
  */
 function serveUntilExit(args: string[]): Promise<Finished> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/ftcapi.ts", "serve", ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), "serve", ...args], {
     cwd: REPO_ROOT,
     detached: true,
   });

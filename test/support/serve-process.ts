@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { join, resolve as resolvePath } from "node:path";
-import { REPO_ROOT } from "./cli.js";
+import { resolve as resolvePath } from "node:path";
+import { cliEntry, REPO_ROOT } from "./cli.js";
 
 export interface ServeProcess {
   child: ChildProcessWithoutNullStreams;
@@ -21,9 +21,9 @@ export interface ServeProcess {
 }
 
 /**
- * Starts `ftcapi serve <args>` as a real process and waits for its banner: from the sources through
- * tsx, or with `built` from dist/ as operators run it (`npm test` builds first); `nodeFlags` go to
- * node itself.
+ * Starts `ftcapi serve <args>` as a real process and waits for its banner: as `cliEntry` chooses
+ * (dist/ when current, else the sources), or with `built` from dist/ whatever its age, as
+ * operators run it; `nodeFlags` go to node itself.
  */
 export function startServeProcess(
   args: string[],
@@ -32,10 +32,7 @@ export function startServeProcess(
   built = false,
   nodeFlags: readonly string[] = [],
 ): Promise<ServeProcess> {
-  const entry = built
-    ? [...nodeFlags, join(REPO_ROOT, "dist/cli/ftcapi.js")]
-    : [...nodeFlags, "--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/ftcapi.ts")];
-  const child = spawn(process.execPath, [...entry, "serve", ...args], { cwd });
+  const child = spawn(process.execPath, [...nodeFlags, ...cliEntry(built), "serve", ...args], { cwd });
   let stdout = "";
   let stderr = "";
   child.stderr.on("data", (chunk) => {

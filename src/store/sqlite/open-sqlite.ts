@@ -32,8 +32,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");
   sqlite.pragma("busy_timeout = 10000");
-  // With read threads this connection reads little (counts, the notices' snapshot) and writes.
-  sqlite.pragma(`cache_size = -${options.readThreads ? 2_048 : 65_536}`);
+  sqlite.pragma(`cache_size = -${options.cacheKib ?? (options.readThreads ? 2_048 : 65_536)}`);
   sqlite.pragma("temp_store = MEMORY");
   const budget =
     options.statementTimeoutMs === undefined
