@@ -56,7 +56,9 @@ export function serve(args: string[]): Promise<Served> {
   const child = spawn(
     process.execPath,
     [
-      // As operators run it (docs/deployment.md).
+      // As operators run it (docs/deployment.md); FTCAPI_BENCH_NODE_FLAGS adds node flags, such as
+      // `--cpu-prof --cpu-prof-dir=DIR` to profile the server.
+      ...(process.env.FTCAPI_BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== ""),
       "--max-old-space-size=160",
       "--max-semi-space-size=8",
       "dist/cli/ftcapi.js",

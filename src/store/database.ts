@@ -62,6 +62,12 @@ interface DatabaseBase {
    * workers, off the event loop; elsewhere here.
    */
   selectRendered(query: CompiledQuery, rendering: RowRendering): Promise<RenderedRows>;
+  /**
+   * The indexes of `tables` other than primary keys and unique ones, each with the statement that
+   * creates it as the migrations made it: a load into an empty table drops them and builds them
+   * once at its end.
+   */
+  secondaryIndexes(tables: readonly string[]): Promise<IndexDefinition[]>;
   /** A writer of complaints on this database, with the dialect's fastest bulk path. */
   complaintWriter(): ComplaintWriter;
   /** The rate limiter's counters on this database (on SQLite, in the counter file beside it). */
@@ -81,6 +87,13 @@ interface DatabaseBase {
  * Writers put the connection's own cache back when the write ends.
  */
 export const WRITE_CACHE_KIB = 16_384;
+
+/** An index as the database describes it (`secondaryIndexes`). */
+export interface IndexDefinition {
+  readonly name: string;
+  /** The statement that creates it. */
+  readonly create: string;
+}
 
 /** An open counter file: the driver for the rate limiter's prepared statements, Kysely for the rest. */
 export interface CounterFile {

@@ -1,13 +1,20 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Migrator, sql } from "kysely";
+import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
+import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
+import { importNoticeFile } from "../../src/ingest/notice-importer.js";
 import type { Database } from "../../src/store/database.js";
 import { migrate, migrationsFor } from "../../src/store/migrate.js";
+import { NoticeStore } from "../../src/store/notice-store.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { REPO_ROOT } from "../support/cli.js";
 import { DIALECTS, type Dialect, freshDatabase } from "../support/dialects.js";
+import { importFiles, withDatabase } from "../support/seed.js";
+import { makeTempDirectory } from "../support/test-server.js";
 
 /**
  * The schema the migrations make, written out. A database migrated by the version before the
@@ -294,6 +301,31 @@ for (const dialect of DIALECTS) {
       await migrate(fresh);
       assert.deepEqual(await recordedMigrations(fresh.db), MIGRATION_NAMES);
       assert.deepEqual(await schemaOf(fresh), await expectedSchema(fresh));
+    });
+
+    it("are what a first import leaves, which drops the indexes and builds them at its end, and what a failed one leaves", async () => {
+      const directory = await makeTempDirectory();
+      const notices = join(directory, "notices.csv");
+      const complaints = join(directory, "complaints.csv");
+      await writeNoticeCsv({ rows: 1_200, seed: 4 }, notices);
+      await writeComplaintCsv({ rows: 1_200, days: 3, seed: 4, endSeconds: 1_700_006_400 }, complaints);
+      const broken = join(directory, "broken.csv");
+      const lines = (await readFile(notices, "utf8")).split("\n");
+      await writeFile(broken, [...lines.slice(0, 900), "not,a,notice", ...lines.slice(900)].join("\n"));
+
+      const failed = await freshDatabase(dialect);
+      await withDatabase(failed, async (database) => {
+        await assert.rejects(importNoticeFile(database, broken, { strict: true }));
+        assert.equal(await new NoticeStore(database).recordCount(), 0);
+        assert.deepEqual(await schemaOf(database), await expectedSchema(database));
+      });
+      const loaded = await freshDatabase(dialect);
+      const results = await importFiles(loaded, { notices: [notices], complaints: [complaints] });
+      assert.equal(results.notices[0]!.added, 1_200);
+      assert.equal(results.complaints[0]!.added, 1_200);
+      await withDatabase(loaded, async (database) => {
+        assert.deepEqual(await schemaOf(database), await expectedSchema(database));
+      });
     });
   });
 }

@@ -12,6 +12,7 @@ import { isDatabaseReady, isQueryReadTimeout } from "../unavailable.js";
 import { PostgresComplaintWriter } from "./complaint-writer.js";
 import { openPostgresReadSnapshot } from "./postgres-read-snapshot.js";
 import { PostgresRateLimitStore } from "./rate-limit-store.js";
+import { postgresSecondaryIndexes } from "./secondary-indexes.js";
 
 // Counts, sums and times are 64-bit in PostgreSQL; every value ftcapi keeps fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (text) => Number(text));
@@ -64,6 +65,7 @@ export function openPostgres(url: string, options: OpenOptions): PostgresDatabas
     },
     selectRendered: async (query, rendering) => renderRows(await database.selectRows(query), rendering),
     writeWithoutWaiting: async (query) => (await query.execute())[0],
+    secondaryIndexes: (tables) => postgresSecondaryIndexes(pool, tables),
     complaintWriter: () => new PostgresComplaintWriter(database),
     rateLimitStore: () => new PostgresRateLimitStore(database),
     openReadSnapshot: () => openPostgresReadSnapshot(pool),

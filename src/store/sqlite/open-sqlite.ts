@@ -19,6 +19,7 @@ import { createPrivateFile } from "./create-private-file.js";
 import { SqliteRateLimitStore } from "./rate-limit-store.js";
 import { SqliteReadPool } from "./read-pool.js";
 import { ReadRoutingSqliteDialect } from "./read-routing-dialect.js";
+import { sqliteSecondaryIndexes } from "./secondary-indexes.js";
 import { openSqliteReadSnapshot } from "./sqlite-read-snapshot.js";
 import { type DriverStatement, StatementBudget } from "./statement-budget.js";
 import { writeWithoutWaiting } from "./write-without-waiting.js";
@@ -104,6 +105,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
       return renderRows(await database.selectRows(query), rendering);
     },
     writeWithoutWaiting: (query) => writeWithoutWaiting(database, query),
+    secondaryIndexes: async (tables) => sqliteSecondaryIndexes(sqlite, tables),
     complaintWriter: () => new SqliteComplaintWriter(database),
     rateLimitStore: () => new SqliteRateLimitStore(database),
     openReadSnapshot: async () => openSqliteReadSnapshot(file, options.statementTimeoutMs),
