@@ -26,11 +26,13 @@ export function startWorker(name: string, options: WorkerOptions): Worker {
 let current: boolean | undefined;
 
 /**
- * Whether dist/ holds the build of the sources this module runs from: every `.ts` file under src/
- * has its `.js` in dist/, written no earlier than it was last changed (tsc emits a file per source
- * and, incremental, rewrites only those that changed). Checked once per process.
+ * Whether dist/ holds the build of the sources beside it: every `.ts` file under src/ has its `.js`
+ * in dist/, written no earlier than it was last changed (tsc emits a file per source and,
+ * incremental, rewrites only those that changed). A source saved again unchanged counts as changed:
+ * wrong only towards the slower path. Checked once per process. The tests ask it too, to start
+ * `ftcapi` processes built.
  */
-function builtIsCurrent(): boolean {
+export function builtIsCurrent(): boolean {
   if (current !== undefined) return current;
   const sources = fileURLToPath(new URL("../", import.meta.url));
   const built = fileURLToPath(new URL("../../dist/", import.meta.url));

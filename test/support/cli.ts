@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { builtIsCurrent } from "../../src/store/start-worker.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -14,38 +14,13 @@ export interface CliResult {
 }
 
 /**
- * Whether dist/ holds the current sources: every `src/**\/*.ts` has its `dist/**\/*.js`, written
- * no earlier than the source was last changed. tsc emits one output per source and, being
- * incremental, rewrites only those whose source changed, so this compares file by file.
- */
-export function builtIsCurrent(): boolean {
-  const sources = join(REPO_ROOT, "src");
-  const walk = (directory: string): boolean =>
-    readdirSync(directory, { withFileTypes: true }).every((entry) => {
-      const path = join(directory, entry.name);
-      if (entry.isDirectory()) return walk(path);
-      if (!entry.name.endsWith(".ts")) return true;
-      const output = join(REPO_ROOT, "dist", relative(sources, path).replace(/\.ts$/, ".js"));
-      try {
-        return statSync(output).mtimeMs >= statSync(path).mtimeMs;
-      } catch {
-        return false;
-      }
-    });
-  return walk(sources);
-}
-
-let current: boolean | undefined;
-
-/**
  * The node arguments that start `ftcapi`: the built dist/cli/ftcapi.js when dist/ is current
  * (`npm test` builds first; a process starts in about a third of the time), else the sources
  * through tsx, so that a test run after an edit without a build still tests the edit.
  * `built` asks for dist/ whatever its age, for tests of the build as operators run it.
  */
 export function cliEntry(built = false): string[] {
-  current ??= builtIsCurrent();
-  return built || current
+  return built || builtIsCurrent()
     ? [join(REPO_ROOT, "dist/cli/ftcapi.js")]
     : ["--import", import.meta.resolve("tsx"), join(REPO_ROOT, "src/cli/ftcapi.ts")];
 }
