@@ -99,15 +99,13 @@ export class NoticeWriter {
     }
     // IMMEDIATE: take SQLite's write lock at once, so a concurrent writer waits instead of failing.
     await sql.raw(this.database.dialect === "sqlite" ? "begin immediate" : "begin").execute(db);
-    this.dropped = [];
-    if (!(await db.selectFrom("notices").select("id").limit(1).executeTakeFirst())) {
-      // Into an empty collection (a first import, the demo data, a mirror's first page): every
-      // index built once at the end costs half what updating ten of them row by row does (100,000
-      // notices: 9 s against 20 s on SQLite). Dropped inside the transaction, so a failed or killed
-      // load leaves them as they were.
-      this.dropped = await this.database.secondaryIndexes(NOTICE_TABLES);
-      for (const index of this.dropped) await sql.raw(`drop index "${index.name}"`).execute(db);
-    }
+    // Into an empty collection (a first import, the demo data, a mirror's first page): every index
+    // built once at the end costs half what updating ten of them row by row does (100,000 notices:
+    // 9 s against 20 s on SQLite). Dropped inside the transaction, so a failed or killed load leaves
+    // them as they were.
+    const empty = !(await db.selectFrom("notices").select("id").limit(1).executeTakeFirst());
+    this.dropped = empty ? await this.database.secondaryIndexes(NOTICE_TABLES) : [];
+    for (const index of this.dropped) await sql.raw(`drop index "${index.name}"`).execute(db);
     if (trackLines) {
       // A temporary table rather than a map in memory or a column of `notices`: it lives and dies
       // with the transaction (PostgreSQL drops it at commit or rollback; SQLite's is dropped before

@@ -15,7 +15,7 @@ export interface CliResult {
 
 /**
  * The node arguments that start `ftcapi`: the built dist/cli/ftcapi.js when dist/ is current
- * (`npm test` builds first; a process starts in about a third of the time), else the sources
+ * (`npm test` builds first; a process starts in about a quarter of tsx's time), else the sources
  * through tsx, so that a test run after an edit without a build still tests the edit.
  * `built` asks for dist/ whatever its age, for tests of the build as operators run it.
  */
