@@ -37,6 +37,9 @@ const LONGEST_FIRST = [
   "test/e2e/fuzz.test.ts",
 ];
 
+/** Lists each file's time when a phase ends (test/support/file-times-reporter.mjs). */
+const FILE_TIMES_REPORTER = join(REPO_ROOT, "test", "support", "file-times-reporter.mjs");
+
 function testFiles(directory: string): string[] {
   return readdirSync(directory, { withFileTypes: true })
     .flatMap((entry) => {
@@ -61,7 +64,18 @@ function runFiles(files: string[], lanes: number, env: NodeJS.ProcessEnv): Promi
   return new Promise<number>((resolve) => {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "--test", `--test-concurrency=${lanes}`, ...files],
+      [
+        "--import",
+        "tsx",
+        "--test",
+        `--test-concurrency=${lanes}`,
+        // node:test's own default: spec on a terminal, TAP otherwise.
+        `--test-reporter=${process.stdout.isTTY ? "spec" : "tap"}`,
+        "--test-reporter-destination=stdout",
+        `--test-reporter=${FILE_TIMES_REPORTER}`,
+        "--test-reporter-destination=stdout",
+        ...files,
+      ],
       { cwd: REPO_ROOT, env, stdio: "inherit" },
     );
     child.on("close", (status) => resolve(status ?? 1));

@@ -9,6 +9,7 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "csv-parse/sync";
 import { stringify } from "csv-stringify/sync";
+import { NOTICES as NOTICE_COLLECTION } from "../../src/domain/collections.js";
 import { isBusinessDay, localDayNumber, zonedInstant } from "../../src/domain/publication-calendar.js";
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { writeNoticeCsv } from "../../src/ingest/notice-generator.js";
@@ -191,6 +192,40 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     }
   }
 
+  /**
+   * A plain-HTTP proxy in front of the source: `intercept` sees each request first and returns true
+   * when it has dealt with it (answered, dropped or held); the others are forwarded, and `answered`
+   * is told each one's status. `close` also ends the connections of held requests.
+   */
+  async function startProxy(
+    ca: string,
+    intercept: (req: IncomingMessage, res: ServerResponse) => boolean,
+    answered: (req: IncomingMessage, status: number) => void = () => {},
+  ): Promise<{ url: string; close: () => void }> {
+    const target = new URL(source.httpsUrl);
+    const proxy: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      if (intercept(req, res)) return;
+      const forwarded = httpsRequest(
+        { host: target.hostname, port: target.port, path: req.url, headers: req.headers, ca, method: "GET" },
+        (answer) => {
+          answered(req, answer.statusCode ?? 502);
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on("error", () => res.destroy());
+      forwarded.end();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    return {
+      url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      close: () => {
+        proxy.close();
+        proxy.closeAllConnections();
+      },
+    };
+  }
+
   const mirrorArgs = (db: string, ...more: string[]) => [
     "--upstream",
     source.httpsUrl,
@@ -293,73 +328,94 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
   for (const dialect of DIALECTS) {
     it(`killed with SIGKILL among the notices (${dialect}), the next run keeps whole pages and continues at its cursor`, async () => {
       const db = await freshDatabase(dialect);
-      const run = spawnMirror(mirrorArgs(db, "--collection", "all"));
-      await run.waitFor(/^notices: page 2: /m);
-      run.child.kill("SIGKILL");
-      await run.exited;
-      const partial = await snapshot(db);
-      assert.equal(partial.rows.length, ROWS, "the complaints were done before the notices began");
-      const kept = partial.notices.length;
-      assert.ok(kept >= 100 && kept < NOTICES, `${kept} notices after the kill`);
-      assert.equal(kept % 50, 0, "whole pages of 50 only");
-      // The pages are the first ones in created order (ties by id): nothing half written.
-      const inOrder = [...sourceSnapshot.notices].sort(
-        (a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+      // Both runs go through a proxy (the copy's cursor belongs to the upstream it names). During
+      // the first, notice pages after the second are held unanswered, so the kill lands between
+      // pages however fast the mirror runs.
+      let holding = true;
+      let noticePages = 0;
+      // A walk's pages: 50 notices each (the run's first request asks for the newest one only).
+      const isNoticeList = (req: IncomingMessage) =>
+        req.url?.startsWith(`${NOTICE_COLLECTION.path}?`) === true &&
+        decodeURIComponent(req.url).includes("page[limit]=50");
+      const proxy = await startProxy(
+        await readFile(certFile, "utf8"),
+        (req) => holding && isNoticeList(req) && noticePages >= 2,
+        (req, status) => {
+          if (isNoticeList(req) && status === 200) noticePages++;
+        },
       );
-      assert.deepEqual(
-        partial.notices.map((notice) => notice.id).sort(),
-        inOrder
-          .slice(0, kept)
-          .map((notice) => notice.id)
-          .sort(),
-      );
+      const proxyArgs = (...more: string[]) => [
+        "--upstream",
+        proxy.url,
+        "--api-key",
+        key,
+        "--db",
+        db,
+        ...more,
+      ];
+      try {
+        const run = spawnMirror(proxyArgs("--collection", "all"));
+        await run.waitFor(/^notices: page 2: /m);
+        run.child.kill("SIGKILL");
+        await run.exited;
+        holding = false;
+        const partial = await snapshot(db);
+        assert.equal(partial.rows.length, ROWS, "the complaints were done before the notices began");
+        const kept = partial.notices.length;
+        assert.equal(kept, 100, "the two pages answered, whole");
+        // The pages are the first ones in created order (ties by id): nothing half written.
+        const inOrder = [...sourceSnapshot.notices].sort(
+          (a, b) => Number(a.created_at) - Number(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+        );
+        assert.deepEqual(
+          partial.notices.map((notice) => notice.id).sort(),
+          inOrder
+            .slice(0, kept)
+            .map((notice) => notice.id)
+            .sort(),
+        );
 
-      const resumed = await runCli(["mirror", ...mirrorArgs(db, "--collection", "notices")]);
-      assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
-      assert.match(resumed.stdout, /notices: resuming at created \S+, the last one written/);
-      assert.doesNotMatch(resumed.stdout, /day windows/, "--collection notices leaves complaints alone");
-      const added = Number(/mirrored notices: \d+ pages, \d+ fetched, (\d+) added/.exec(resumed.stdout)?.[1]);
-      assert.equal(added, NOTICES - kept, "nothing added twice");
+        const resumed = await runCli(["mirror", ...proxyArgs("--collection", "notices")]);
+        assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
+        assert.match(resumed.stdout, /notices: resuming at created \S+, the last one written/);
+        assert.doesNotMatch(resumed.stdout, /day windows/, "--collection notices leaves complaints alone");
+        const added = Number(
+          /mirrored notices: \d+ pages, \d+ fetched, (\d+) added/.exec(resumed.stdout)?.[1],
+        );
+        assert.equal(added, NOTICES - kept, "nothing added twice");
+      } finally {
+        proxy.close();
+      }
       assertSameCopy(await snapshot(db), sourceSnapshot);
     });
   }
 
   it("retries 5xx answers and dropped connections with backoff", async () => {
     const ca = await readFile(certFile, "utf8");
-    const target = new URL(source.httpsUrl);
     let seen = 0;
     const failing = new Set([3, 9, 10, 25]);
     const dropped = new Set([17]);
     // A plain-HTTP proxy in front of the source that fails some requests.
-    const proxy: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const proxy = await startProxy(ca, (req, res) => {
       seen++;
       if (failing.has(seen)) {
         res
           .writeHead(503, { "Content-Type": "application/json" })
           .end('{"error":{"code":"SERVICE_UNAVAILABLE"}}');
-        return;
+        return true;
       }
       if (dropped.has(seen)) {
         req.socket.destroy();
-        return;
+        return true;
       }
-      const forwarded = httpsRequest(
-        { host: target.hostname, port: target.port, path: req.url, headers: req.headers, ca, method: "GET" },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forwarded.on("error", () => res.destroy());
-      forwarded.end();
+      return false;
     });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     try {
       const db = await freshDatabase("sqlite");
       const run = await runCli([
         "mirror",
         "--upstream",
-        `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        proxy.url,
         "--api-key",
         key,
         "--db",
