@@ -11,6 +11,7 @@ import type { Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import type { NoticeQuery } from "../domain/notice-query.js";
 import type { OpenOptions } from "./database.js";
+import { lowerThreadPriority } from "./lower-thread-priority.js";
 import type { NoticeDocumentLinks, NoticePage } from "./notice-reader.js";
 import { NoticeStore } from "./notice-store.js";
 import { openDatabase } from "./open-database.js";
@@ -50,6 +51,9 @@ export type NoticeThreadAnswer =
   | { readonly id: number; readonly error: { readonly code: string | undefined; readonly message: string } };
 
 const options = workerData as NoticeThreadOptions;
+// Filtering notices takes the processor for milliseconds at a time; under a flood of costly notice
+// requests the event loop (health checks, cheap pages) must not wait behind it for a core.
+lowerThreadPriority();
 const database = openDatabase(options.location, options.open);
 // The notices are read once per version, into memory: a page cache would only hold a second copy.
 if (database.dialect === "sqlite") database.sqlite.pragma(`cache_size = -${NOTICE_THREAD_CACHE_KIB}`);

@@ -6,6 +6,7 @@
  * connection to either.
  */
 import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -55,6 +56,31 @@ function recordPaths(page: Answer): string[] {
   return [`${NOTICES}/${id}`, `${NOTICES}/${id}/relationships/node_type`, `${NOTICES}/${id.toUpperCase()}`];
 }
 
+/**
+ * On Linux, the notice thread runs at the lowest priority (niceness 19) and the event loop's thread
+ * at the process's own (0): one thread of the process, not the main one, has niceness 19. Elsewhere
+ * the check is skipped, saying so.
+ */
+function assertNoticeThreadNiceness(server: ServeProcess): void {
+  const pid = server.child.pid!;
+  const tasks = `/proc/${pid}/task`;
+  if (!existsSync(tasks)) {
+    process.stdout.write("# skipped the niceness check: no /proc/<pid>/task on this system\n");
+    return;
+  }
+  const nicenessOf = (threadId: string) => {
+    const stat = readFileSync(`${tasks}/${threadId}/stat`, "utf8");
+    // Fields after "(name)": state is field 3, niceness field 19.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+  };
+  const threads = readdirSync(tasks);
+  assert.equal(nicenessOf(String(pid)), 0, "the event loop's thread keeps the process's priority");
+  assert.ok(
+    threads.some((threadId) => threadId !== String(pid) && nicenessOf(threadId) === 19),
+    "one thread (the notice thread) runs at niceness 19",
+  );
+}
+
 for (const dialect of DIALECTS) {
   describe(`notices on a thread of their own (--notice-thread, ${dialect}, a real serve process)`, () => {
     it("answers every notice request as the event loop does, and sees another process's import on the next request", async () => {
@@ -77,6 +103,7 @@ for (const dialect of DIALECTS) {
       let fromThread: Answer[];
       try {
         fromThread = await answers(threaded, key, REQUESTS);
+        assertNoticeThreadNiceness(threaded);
         fromThread.push(...(await answers(threaded, key, recordPaths(fromThread[0]!))));
 
         // A kept tag is answered 304, from the same thread's text.
