@@ -1,3 +1,4 @@
+import { hash } from "node:crypto";
 import type { Notice } from "../domain/notice.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
@@ -139,7 +140,9 @@ export class NoticeSnapshot {
   ): Promise<Matches | undefined> {
     if (node.kind === "group" && node.members.length === 0) return undefined;
     // What the database answered is part of the filter's result, so such filters are not kept.
-    const key = resolved.size === 0 ? JSON.stringify(node) : undefined;
+    // Kept by a digest of the filter: a filter of many conditions is kilobytes of text, which
+    // would outlive the young generation with every kept entry.
+    const key = resolved.size === 0 ? hash("md5", JSON.stringify(node), "base64url") : undefined;
     const kept = key === undefined ? undefined : this.matches.get(key, this.version);
     if (kept) return kept;
     let sole: FilterNode = node;
@@ -156,7 +159,6 @@ export class NoticeSnapshot {
         if (members[position] === 1) positions[at++] = position;
     }
     const matches: Matches = { count: positions.length, positions, places: new Map(), walked: new Set() };
-    // The weight counts the key, the filter's text: a filter of long values costs its length in bytes.
     if (key !== undefined)
       this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20) + key.length);
     return matches;

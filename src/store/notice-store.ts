@@ -55,8 +55,9 @@ export class NoticeStore implements NoticeReader {
     links: NoticeDocumentLinks,
     atVersion: number,
   ): Promise<string> {
-    const query = parseNoticeQuery(parameters);
+    // Parsed in its turn: a request waiting for the gate holds its parameters, not their parse.
     return this.pages.run(async () => {
+      const query = parseNoticeQuery(parameters);
       const page = await this.list(query, atVersion);
       return noticeDocumentText(page.records, page.total, { ...links, query, paged: true });
     });
