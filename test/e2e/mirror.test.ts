@@ -201,7 +201,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     ca: string,
     intercept: (req: IncomingMessage, res: ServerResponse) => boolean,
     answered: (req: IncomingMessage, status: number) => void = () => {},
-  ): Promise<{ url: string; close: () => void }> {
+  ): Promise<{ url: string; mirrorArgs: (db: string, ...more: string[]) => string[]; close: () => void }> {
     const target = new URL(source.httpsUrl);
     const proxy: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
       if (intercept(req, res)) return;
@@ -217,8 +217,10 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
       forwarded.end();
     });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     return {
-      url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      url,
+      mirrorArgs: (db, ...more) => ["--upstream", url, "--api-key", key, "--db", db, ...more],
       close: () => {
         proxy.close();
         proxy.closeAllConnections();
@@ -344,17 +346,8 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
           if (isNoticeList(req) && status === 200) noticePages++;
         },
       );
-      const proxyArgs = (...more: string[]) => [
-        "--upstream",
-        proxy.url,
-        "--api-key",
-        key,
-        "--db",
-        db,
-        ...more,
-      ];
       try {
-        const run = spawnMirror(proxyArgs("--collection", "all"));
+        const run = spawnMirror(proxy.mirrorArgs(db, "--collection", "all"));
         await run.waitFor(/^notices: page 2: /m);
         run.child.kill("SIGKILL");
         await run.exited;
@@ -375,7 +368,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
             .sort(),
         );
 
-        const resumed = await runCli(["mirror", ...proxyArgs("--collection", "notices")]);
+        const resumed = await runCli(["mirror", ...proxy.mirrorArgs(db, "--collection", "notices")]);
         assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`);
         assert.match(resumed.stdout, /notices: resuming at created \S+, the last one written/);
         assert.doesNotMatch(resumed.stdout, /day windows/, "--collection notices leaves complaints alone");
@@ -412,17 +405,7 @@ describe("ftcapi mirror from another ftcapi over HTTPS with a self-signed certif
     });
     try {
       const db = await freshDatabase("sqlite");
-      const run = await runCli([
-        "mirror",
-        "--upstream",
-        proxy.url,
-        "--api-key",
-        key,
-        "--db",
-        db,
-        "--retries",
-        "3",
-      ]);
+      const run = await runCli(["mirror", ...proxy.mirrorArgs(db, "--retries", "3")]);
       assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
       assert.match(run.stdout, /status 503; retry 1 in/);
       assert.match(run.stdout, /status 503; retry 2 in/, "two failures in a row back off twice");
