@@ -70,52 +70,32 @@ export function noticeResource(
   return resource;
 }
 
-/** Stands for the collection URL in a resource's kept text; JSON writes it as `\u0000...`. */
-const URL_MARK = "\u0000collection\u0000";
-const ESCAPED_URL_MARK = JSON.stringify(URL_MARK).slice(1, -1);
-
 /**
- * Each notice's resource text (all fields) for the last collection URL it was written with, and
- * where that URL stands in it, kept while the notice object lives. One string a notice: parts split
- * off a longer text would each keep that whole text alive (V8 slices share their parent), doubling
- * what the 28,000 notices keep.
+ * Each notice's resource object as UTF-8 bytes (all fields), for the last collection URL it was
+ * written with, kept while the notice object lives. Bytes, not a string: the 28,000 notices' texts
+ * are some 30 MB, which as strings the event loop's collector would mark on every full collection;
+ * as bytes they sit outside the JS heap (in `Buffer`'s shared slabs), and a page is a concatenation.
  */
-const RESOURCE_TEXTS = new WeakMap<Notice, { text: string; url: string; at: number[] }>();
+const RESOURCE_BYTES = new WeakMap<Notice, { bytes: Buffer; url: string }>();
 
-/** `JSON.stringify(noticeResource(notice, collectionUrl, undefined))`, from text kept per notice. */
-function resourceText(notice: Notice, escapedCollectionUrl: string): string {
-  let kept = RESOURCE_TEXTS.get(notice);
-  if (kept === undefined) {
-    const parts = JSON.stringify(noticeResource(notice, URL_MARK, undefined)).split(ESCAPED_URL_MARK);
-    kept = keptText(parts, escapedCollectionUrl);
-    RESOURCE_TEXTS.set(notice, kept);
-  } else if (kept.url !== escapedCollectionUrl) {
-    const { text, url, at } = kept;
-    const parts = at.map((offset, index) =>
-      text.slice(index === 0 ? 0 : at[index - 1]! + url.length, offset),
-    );
-    parts.push(text.slice(at.length === 0 ? 0 : at.at(-1)! + url.length));
-    kept = keptText(parts, escapedCollectionUrl);
-    RESOURCE_TEXTS.set(notice, kept);
-  }
-  return kept.text;
-}
+const COMMA = Buffer.from(",");
 
-/** The text of `parts` joined by `url`, and where each `url` starts in it. */
-function keptText(parts: readonly string[], url: string): { text: string; url: string; at: number[] } {
-  const at: number[] = [];
-  let offset = 0;
-  for (let index = 0; index < parts.length - 1; index++) {
-    offset += parts[index]!.length;
-    at.push(offset);
-    offset += url.length;
+/** `JSON.stringify(noticeResource(notice, collectionUrl, undefined))` as UTF-8, kept per notice. */
+function resourceBytes(notice: Notice, collectionUrl: string): Buffer {
+  let kept = RESOURCE_BYTES.get(notice);
+  if (kept === undefined || kept.url !== collectionUrl) {
+    kept = {
+      bytes: Buffer.from(JSON.stringify(noticeResource(notice, collectionUrl, undefined))),
+      url: collectionUrl,
+    };
+    RESOURCE_BYTES.set(notice, kept);
   }
-  return { text: parts.join(url), url, at };
+  return kept.bytes;
 }
 
 /**
  * One notice's resource object as JSON text, exactly `JSON.stringify(noticeResource(...))` (a page's
- * `data` item; a line of an NDJSON export), from the text kept per notice when there is no fieldset.
+ * `data` item; a line of an NDJSON export), from the bytes kept per notice when there is no fieldset.
  */
 export function noticeResourceText(
   notice: Notice,
@@ -123,24 +103,29 @@ export function noticeResourceText(
   fields: NoticeQuery["fields"],
 ): string {
   if (fields !== undefined) return JSON.stringify(noticeResource(notice, collectionUrl, fields));
-  return resourceText(notice, JSON.stringify(collectionUrl).slice(1, -1));
+  return resourceBytes(notice, collectionUrl).toString();
 }
 
 /**
- * The notices document as JSON text: exactly `JSON.stringify(noticeDocument(...))`, but without a
- * fieldset each record's text is written once per notice object and reused, since a page of 50
+ * The notices document as UTF-8 bytes: exactly `JSON.stringify(noticeDocument(...))`, but without
+ * a fieldset each record's bytes are written once per notice object and reused, since a page of 50
  * records is most of a list answer's cost.
  */
-export function noticeDocumentText(
+export function noticeDocumentBytes(
   notices: readonly Notice[],
   total: number,
   options: Parameters<typeof noticeDocument>[2],
-): string {
-  if (options.query.fields !== undefined) return JSON.stringify(noticeDocument(notices, total, options));
+): Buffer {
+  if (options.query.fields !== undefined)
+    return Buffer.from(JSON.stringify(noticeDocument(notices, total, options)));
   const { links, meta, jsonapi } = noticeDocument([], total, options);
-  const escapedUrl = JSON.stringify(options.collectionUrl).slice(1, -1);
-  const data = notices.map((notice) => resourceText(notice, escapedUrl)).join(",");
-  return `{"jsonapi":${JSON.stringify(jsonapi)},"data":[${data}],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  const parts: Buffer[] = [Buffer.from(`{"jsonapi":${JSON.stringify(jsonapi)},"data":[`)];
+  notices.forEach((notice, index) => {
+    if (index > 0) parts.push(COMMA);
+    parts.push(resourceBytes(notice, options.collectionUrl));
+  });
+  parts.push(Buffer.from(`],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`));
+  return Buffer.concat(parts);
 }
 
 /**

@@ -32,7 +32,7 @@ export interface NoticeReader {
   /** The notices' change detection, shared with this process's other caches of them. */
   readonly version: CollectionVersion;
   /**
-   * A list answer's document text (`noticeDocumentText`, paged) for the query these parameters
+   * A list answer's document as UTF-8 bytes (`noticeDocumentBytes`, paged) for the query these parameters
    * give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of the collection's
    * version `atVersion` or a newer one.
    */
@@ -40,7 +40,7 @@ export interface NoticeReader {
     parameters: ReadonlyArray<readonly [string, string]>,
     links: NoticeDocumentLinks,
     atVersion: number,
-  ): Promise<string | Buffer>;
+  ): Promise<Buffer>;
   /** Every notice the query matches, in its order (offset and limit ignored). */
   export(query: NoticeQuery): Promise<NoticePage>;
   /** Notices matching the query's filter counted by year or month of their date. */

@@ -3,7 +3,7 @@ import { NOTICES } from "../domain/collections.js";
 import { type CountResult, selectGroups } from "../domain/count-options.js";
 import { formatTimestamp, type Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
-import { noticeDocumentText } from "../domain/notice-envelope.js";
+import { noticeDocumentBytes } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import { type FilterCondition, type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import { CollectionVersion } from "./collection-version.js";
@@ -54,12 +54,12 @@ export class NoticeStore implements NoticeReader {
     parameters: ReadonlyArray<readonly [string, string]>,
     links: NoticeDocumentLinks,
     atVersion: number,
-  ): Promise<string> {
+  ): Promise<Buffer> {
     // Parsed in its turn: a request waiting for the gate holds its parameters, not their parse.
     return this.pages.run(async () => {
       const query = parseNoticeQuery(parameters);
       const page = await this.list(query, atVersion);
-      return noticeDocumentText(page.records, page.total, { ...links, query, paged: true });
+      return noticeDocumentBytes(page.records, page.total, { ...links, query, paged: true });
     });
   }
 

@@ -58,13 +58,15 @@ const database = openDatabase(options.location, options.open);
 // The notices are read once per version, into memory: a page cache would only hold a second copy.
 if (database.dialect === "sqlite") database.sqlite.pragma(`cache_size = -${NOTICE_THREAD_CACHE_KIB}`);
 const store = new NoticeStore(database);
-const encoder = new TextEncoder();
 
 async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
   switch (request.kind) {
     case "list": {
-      const text = await store.listText(request.parameters, request.links, request.atVersion);
-      return { id: request.id, bytes: encoder.encode(text) };
+      const bytes = await store.listText(request.parameters, request.links, request.atVersion);
+      // Transferred to the event loop: a small page may share its memory with other buffers
+      // (Buffer's pool), so such a page is copied to memory of its own first.
+      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+      return { id: request.id, bytes: owned ? bytes : new Uint8Array(bytes) };
     }
     case "export":
       return { id: request.id, result: await store.export(request.query) };

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import type { Notice } from "../../src/domain/notice.js";
-import { noticeDocument, noticeDocumentText } from "../../src/domain/notice-envelope.js";
+import { noticeDocument, noticeDocumentBytes } from "../../src/domain/notice-envelope.js";
 
 const text = fc.string({ unit: "grapheme", maxLength: 40 });
 const anyText = fc.oneof(text, fc.string({ unit: "binary", maxLength: 20 }));
@@ -44,7 +44,7 @@ test("a notices document written as text equals the object written by JSON.strin
             paged: true,
           };
           assert.equal(
-            noticeDocumentText(notices, total, options),
+            noticeDocumentBytes(notices, total, options).toString(),
             JSON.stringify(noticeDocument(notices, total, options)),
           );
         }
