@@ -63,7 +63,7 @@ export function registerNoticeRoutes(
     if (format !== "json") return exportNotices(req, reply, parseNoticeQuery(pairs), format);
     // The reader parses the parameters itself: with --notice-thread, off the event loop.
     const answer = await cache.answer(req.errorVia ?? path, (version) =>
-      notices.listText(
+      notices.listBytes(
         pairs,
         { collectionUrl: `${base}${NOTICES.path}`, path, pairs: requestPairs },
         version,

@@ -36,7 +36,7 @@ export interface NoticeReader {
    * give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of the collection's
    * version `atVersion` or a newer one.
    */
-  listText(
+  listBytes(
     parameters: ReadonlyArray<readonly [string, string]>,
     links: NoticeDocumentLinks,
     atVersion: number,

@@ -50,7 +50,7 @@ export class NoticeStore implements NoticeReader {
     readonly version: CollectionVersion = new CollectionVersion(database, NOTICES),
   ) {}
 
-  listText(
+  listBytes(
     parameters: ReadonlyArray<readonly [string, string]>,
     links: NoticeDocumentLinks,
     atVersion: number,

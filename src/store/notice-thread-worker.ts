@@ -62,7 +62,7 @@ const store = new NoticeStore(database);
 async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
   switch (request.kind) {
     case "list": {
-      const bytes = await store.listText(request.parameters, request.links, request.atVersion);
+      const bytes = await store.listBytes(request.parameters, request.links, request.atVersion);
       // Transferred to the event loop: a small page may share its memory with other buffers
       // (Buffer's pool), so such a page is copied to memory of its own first.
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;

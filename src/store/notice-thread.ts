@@ -69,7 +69,7 @@ export class NoticeThread implements NoticeReader {
     return { location, open: { ...open, readThreads: 0, poolSize: 2 } };
   }
 
-  async listText(
+  async listBytes(
     parameters: ReadonlyArray<readonly [string, string]>,
     links: NoticeDocumentLinks,
     atVersion: number,

@@ -5,7 +5,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
  * on a turn of its own: however many requests want it at once, the loop runs at most one piece
  * between two polls for I/O, so the requests that need none of it (a page read by a read thread,
  * `/health/live`) wait for one piece at most, not for all of them (docs/deployment.md,
- * Operations). Notice pages written on the event loop go through one (`NoticeStore.listText`).
+ * Operations). Notice pages written on the event loop go through one (`NoticeStore.listBytes`).
  */
 export class TurnGate {
   private tail: Promise<void> = Promise.resolve();
