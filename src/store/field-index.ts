@@ -3,14 +3,14 @@ export type IndexedValue = string | number;
 
 /**
  * One field's values in order, for equality and range conditions: every (value, record) pair of
- * the field sorted by value (code-point order for text, as SQLite and the C collation compare),
- * and a map from each value to its records. A record with several values (a list field) appears
- * once per value; absent values are left out.
+ * the field sorted by value (code-point order for text, as SQLite and the C collation compare).
+ * A record with several values (a list field) appears once per value; absent values are left out.
+ * Every lookup is a binary search of the sorted values: no object per distinct value, which the
+ * garbage collector would mark on every full collection of the heap holding the notices.
  */
 export class FieldIndex {
   private readonly values: IndexedValue[];
   private readonly records: Int32Array;
-  private readonly byValue = new Map<IndexedValue, Int32Array>();
 
   /**
    * `valuesOf(record)`: the values of records 0 to `count - 1`, none for an absent value;
@@ -27,17 +27,14 @@ export class FieldIndex {
     pairs.sort((a, b) => compare(a[0], b[0]) || a[1] - b[1]);
     this.values = pairs.map((pair) => pair[0]);
     this.records = Int32Array.from(pairs, (pair) => pair[1]);
-    let start = 0;
-    for (let at = 1; at <= pairs.length; at++) {
-      if (at < pairs.length && pairs[at]![0] === pairs[start]![0]) continue;
-      this.byValue.set(pairs[start]![0], this.records.subarray(start, at));
-      start = at;
-    }
   }
 
-  /** The records holding exactly `value`. */
+  /** The records holding exactly `value` (the same number or the same text), or undefined when none does. */
   equal(value: IndexedValue): Int32Array | undefined {
-    return this.byValue.get(value);
+    const start = this.firstIndex((held) => this.compare(held, value) >= 0);
+    if (start === this.values.length || this.values[start] !== value) return undefined;
+    const end = this.firstIndex((held) => this.compare(held, value) > 0);
+    return this.records.subarray(start, end);
   }
 
   /**

@@ -17,13 +17,23 @@ function gramAt(text: string, at: number): number {
  * (already lowered) values, the records holding it, in ascending order. A pattern of three or more
  * characters can only be in records holding each of its sequences, so its rarest sequence's records
  * are the candidates, and the caller checks each one; shorter patterns have no candidate list.
+ *
+ * Held as three flat arrays (the sequences in order, where each one's records start, and every
+ * record list end to end), not as a map of one array per sequence: a field's index has tens of
+ * thousands of sequences, and as many small objects would each cost the garbage collector's
+ * marking on every full collection of the heap that holds the notices.
  */
 export class TrigramIndex {
-  private readonly postings = new Map<number, Int32Array>();
+  /** The sequences held, ascending. */
+  private readonly grams: Float64Array;
+  /** `records.subarray(starts[i], starts[i + 1])` holds `grams[i]`. */
+  private readonly starts: Int32Array;
+  private readonly records: Int32Array;
 
   /** `valuesOf(record)`: the lowered values of records 0 to `count - 1`. */
   constructor(valuesOf: (record: number) => readonly string[], count: number) {
     const lists = new Map<number, number[]>();
+    let total = 0;
     for (let record = 0; record < count; record++) {
       for (const value of valuesOf(record)) {
         for (let at = 0; at + 3 <= value.length; at++) {
@@ -32,10 +42,21 @@ export class TrigramIndex {
           // Records are visited in order, so a record already listed is the last one.
           if (records === undefined) lists.set(gram, [record]);
           else if (records[records.length - 1] !== record) records.push(record);
+          else continue;
+          total++;
         }
       }
     }
-    for (const [gram, records] of lists) this.postings.set(gram, Int32Array.from(records));
+    this.grams = Float64Array.from(lists.keys()).sort();
+    this.starts = new Int32Array(this.grams.length + 1);
+    this.records = new Int32Array(total);
+    let at = 0;
+    this.grams.forEach((gram, index) => {
+      this.starts[index] = at;
+      this.records.set(lists.get(gram)!, at);
+      at += lists.get(gram)!.length;
+    });
+    this.starts[this.grams.length] = at;
   }
 
   /**
@@ -47,7 +68,7 @@ export class TrigramIndex {
     if (pattern.length < 3) return undefined;
     const lists: Int32Array[] = [];
     for (let at = 0; at + 3 <= pattern.length; at++) {
-      const records = this.postings.get(gramAt(pattern, at));
+      const records = this.holding(gramAt(pattern, at));
       if (records === undefined) return EMPTY;
       lists.push(records);
     }
@@ -56,6 +77,20 @@ export class TrigramIndex {
     for (let index = 1; index < lists.length && result.length > 0; index++)
       result = intersect(result, lists[index]!);
     return result;
+  }
+
+  /** The records holding `gram`, or undefined when none does. */
+  private holding(gram: number): Int32Array | undefined {
+    const grams = this.grams;
+    let low = 0;
+    let high = grams.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (grams[middle]! < gram) low = middle + 1;
+      else high = middle;
+    }
+    if (low === grams.length || grams[low] !== gram) return undefined;
+    return this.records.subarray(this.starts[low]!, this.starts[low + 1]!);
   }
 }
 
