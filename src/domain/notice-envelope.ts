@@ -107,16 +107,18 @@ export function noticeResourceText(
 }
 
 /**
- * The notices document as UTF-8 bytes: exactly `JSON.stringify(noticeDocument(...))`, but without
- * a fieldset each record's bytes are written once per notice object and reused, since a page of 50
- * records is most of a list answer's cost.
+ * The notices document as UTF-8 bytes: exactly `JSON.stringify(noticeDocument(...))`. With
+ * `keepResources` (the default) and no fieldset, each record's bytes are written once per notice
+ * object and reused, since a page of 50 records is most of a list answer's cost; without, nothing
+ * is kept (where memory counts for more than the time to write a page).
  */
 export function noticeDocumentBytes(
   notices: readonly Notice[],
   total: number,
   options: Parameters<typeof noticeDocument>[2],
+  keepResources = true,
 ): Buffer {
-  if (options.query.fields !== undefined)
+  if (options.query.fields !== undefined || !keepResources)
     return Buffer.from(JSON.stringify(noticeDocument(notices, total, options)));
   const { links, meta, jsonapi } = noticeDocument([], total, options);
   const parts: Buffer[] = [Buffer.from(`{"jsonapi":${JSON.stringify(jsonapi)},"data":[`)];
