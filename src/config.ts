@@ -103,8 +103,8 @@ export interface ServeConfig extends DatabaseConfig {
   readonly quickReadBudgetMs: number;
   /**
    * Hold the notices in memory on a worker thread of each process (store/notice-thread.ts) instead
-   * of on its event loop: filtering and writing notice pages never hold the loop, for about 30 MB
-   * more memory per process (docs/deployment.md, Operations).
+   * of on its event loop: filtering and writing notice pages never hold the loop (docs/deployment.md,
+   * Operations).
    */
   readonly noticeThread: boolean;
   /**
@@ -213,7 +213,7 @@ export const SERVE_OPTIONS = {
   noticeThread: {
     flag: "--notice-thread",
     variable: "FTCAPI_NOTICE_THREAD",
-    help: "hold the notices on a thread of their own, off the event loop (about 30 MB more per process)",
+    help: "hold the notices on a thread of their own, off the event loop",
   },
   ignoreUnknownParameters: {
     flag: "--ignore-unknown-parameters",
