@@ -8,7 +8,7 @@
  * Three hostile mixes run one after the other against the same server: complaints only, notices
  * only, and both alternating.
  *
- * Usage: npm run bench:hostile -- --db FILE [--seconds 10] [--workers 1] [--read-threads N] [--notice-thread]
+ * Usage: npm run bench:hostile -- --db FILE [--seconds 10] [--workers 1] [--read-threads N] [--notices-on-loop]
  * (FILE: a SQLite database with complaints and notices, e.g. one the load benchmark keeps in
  * bench/cache such as dnc-2000000-days36.db.)
  */
@@ -25,8 +25,8 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     workers: { type: "string", default: "1" },
     "read-threads": { type: "string", default: "2" },
-    /** Serve with `--notice-thread`. */
-    "notice-thread": { type: "boolean", default: false },
+    /** Serve with `--no-notice-thread` (the notices on the event loop, not on a thread of their own). */
+    "notices-on-loop": { type: "boolean", default: false },
   },
 });
 if (!values.db) throw new Error("--db FILE is required (a SQLite database with complaints and notices)");
@@ -46,7 +46,7 @@ const server = await serve([
   values.workers,
   "--read-threads",
   values["read-threads"],
-  ...(values["notice-thread"] ? ["--notice-thread"] : []),
+  ...(values["notices-on-loop"] ? ["--no-notice-thread"] : []),
   "--trust-proxy",
 ]);
 
@@ -162,7 +162,7 @@ for (const mix of mixes) {
 await server.stop();
 
 const report = [
-  `# Cheap requests under hostile load (${values.workers} worker(s), --read-threads ${values["read-threads"]}${values["notice-thread"] ? ", --notice-thread" : ""})`,
+  `# Cheap requests under hostile load (${values.workers} worker(s), --read-threads ${values["read-threads"]}${values["notices-on-loop"] ? ", --no-notice-thread" : ""})`,
   "",
   `${new Date().toISOString()}; ${values.db}; probes: 1 connection, ${seconds} s each, over plain HTTP with X-Forwarded-Proto: https (as behind the documented proxy); hostile load: 8 connections rotating through 4,000 distinct costly requests of each kind (complaint filters that scan, notices with 64 CONTAINS conditions), in three mixes one after the other (${hostileRates.join("; ")}; non-2xx would be e.g. 503 when the statement budget stopped one).`,
   "",
@@ -176,7 +176,7 @@ mkdirSync(results, { recursive: true });
 writeFileSync(
   join(
     results,
-    `hostile-load-sqlite-${values.workers}w-threads${values["read-threads"]}${values["notice-thread"] ? "-notice-thread" : ""}.md`,
+    `hostile-load-sqlite-${values.workers}w-threads${values["read-threads"]}${values["notices-on-loop"] ? "-notices-on-loop" : ""}.md`,
   ),
   `${report}\n`,
 );

@@ -18,7 +18,7 @@
  *
  * Usage: npm run bench -- --rows N [--days D] [--dialect sqlite|postgres] [--connections C] [--duration S]
  *          [--workers W] [--mode mixed|popular|latency|distinct] [--runs R] [--requests K] [--db FILE]
- *          [--collection complaints|notices] [--notice-thread]
+ *          [--collection complaints|notices] [--notices-on-loop]
  * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead;
  * the notices are imported into it when it has none.
  */
@@ -54,8 +54,8 @@ const { values } = parseArgs({
     requests: { type: "string", default: "5000" },
     db: { type: "string" },
     collection: { type: "string" },
-    /** Serve with `--notice-thread`. */
-    "notice-thread": { type: "boolean", default: false },
+    /** Serve with `--no-notice-thread` (the notices on the event loop, not on a thread of their own). */
+    "notices-on-loop": { type: "boolean", default: false },
   },
 });
 const rows = Number(values.rows);
@@ -165,7 +165,7 @@ const ftcapi = await serve([
   "--workers",
   String(workers),
   "--trust-proxy",
-  ...(values["notice-thread"] ? ["--notice-thread"] : []),
+  ...(values["notices-on-loop"] ? ["--no-notice-thread"] : []),
 ]);
 const base = ftcapi.httpUrl;
 
@@ -416,7 +416,7 @@ const mb = (values: number[]) => values.map((value) => value.toFixed(0)).join(" 
 
 const lines: string[] = [];
 const data = `${rows.toLocaleString("en-US")} complaints over ${days} days and ${DEMO_NOTICES.rows.toLocaleString("en-US")} notices`;
-const stamp = `${new Date().toISOString()}; ${data} on ${dialect}; ftcapi ${workers} worker(s)${values["notice-thread"] ? " with --notice-thread" : ""}, key checked and counted on every request`;
+const stamp = `${new Date().toISOString()}; ${data} on ${dialect}; ftcapi ${workers} worker(s)${values["notices-on-loop"] ? " with --no-notice-thread" : ""}, key checked and counted on every request`;
 try {
   console.log("sampling values and totals...");
   const samples = await sampleValues(readJson, seededRandom(11));
@@ -464,7 +464,7 @@ const collectionTag = values.collection === undefined ? "" : `-${values.collecti
 writeFileSync(
   join(
     directory,
-    `load-${mode}${collectionTag}-${dialect}-${rows}${spanTag}-${workers}w${values["notice-thread"] ? "-notice-thread" : ""}.md`,
+    `load-${mode}${collectionTag}-${dialect}-${rows}${spanTag}-${workers}w${values["notices-on-loop"] ? "-notices-on-loop" : ""}.md`,
   ),
   `${report}\n`,
 );

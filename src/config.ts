@@ -103,8 +103,8 @@ export interface ServeConfig extends DatabaseConfig {
   readonly quickReadBudgetMs: number;
   /**
    * Hold the notices in memory on a worker thread of each process (store/notice-thread.ts) instead
-   * of on its event loop: filtering and writing notice pages never hold the loop (docs/deployment.md,
-   * Operations).
+   * of on its event loop, by default: filtering and writing notice pages never hold the loop
+   * (docs/deployment.md, Operations).
    */
   readonly noticeThread: boolean;
   /**
@@ -164,6 +164,8 @@ export function databaseConfig(flags: { db?: string }, env: Environment = proces
 /** One `serve` option: its flag, environment variable, default (as text) and help. */
 export interface ServeOption {
   readonly flag: string;
+  /** A boolean option's flag that turns it off (`--no-...`), where it is on by default. */
+  readonly negatedFlag?: string;
   readonly variable: string;
   /** The default, as the help and docs show it; undefined: none, or described in `help`. */
   readonly defaultText?: string;
@@ -212,8 +214,9 @@ export const SERVE_OPTIONS = {
   },
   noticeThread: {
     flag: "--notice-thread",
+    negatedFlag: "--no-notice-thread",
     variable: "FTCAPI_NOTICE_THREAD",
-    help: "hold the notices on a thread of their own, off the event loop",
+    help: "hold the notices on a thread of their own, off the event loop (the default; --no-notice-thread: on the event loop)",
   },
   ignoreUnknownParameters: {
     flag: "--ignore-unknown-parameters",
@@ -377,7 +380,8 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     tlsCert,
     tlsKey,
     trustProxy: flags.trustProxy ?? booleanVariable("FTCAPI_TRUST_PROXY", env.FTCAPI_TRUST_PROXY),
-    noticeThread: flags.noticeThread ?? booleanVariable("FTCAPI_NOTICE_THREAD", env.FTCAPI_NOTICE_THREAD),
+    noticeThread:
+      flags.noticeThread ?? booleanVariable("FTCAPI_NOTICE_THREAD", env.FTCAPI_NOTICE_THREAD, true),
     ignoreUnknownParameters:
       flags.ignoreUnknownParameters ??
       booleanVariable("FTCAPI_IGNORE_UNKNOWN_PARAMETERS", env.FTCAPI_IGNORE_UNKNOWN_PARAMETERS),
@@ -460,8 +464,8 @@ function optionalPort(name: string, text: string | undefined): number | undefine
   return text === undefined || text === "" ? undefined : port(name, text);
 }
 
-function booleanVariable(name: string, text: string | undefined): boolean {
-  if (text === undefined || text === "") return false;
+function booleanVariable(name: string, text: string | undefined, unset = false): boolean {
+  if (text === undefined || text === "") return unset;
   if (["1", "true", "yes"].includes(text.toLowerCase())) return true;
   if (["0", "false", "no"].includes(text.toLowerCase())) return false;
   throw new ConfigError(`${name} must be true or false; got '${text}'`);

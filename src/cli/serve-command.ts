@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { DEMO_KEY } from "../access/api-keys.js";
-import { optionHelp, type RawServeOptions, SERVE_OPTIONS, serveConfig } from "../config.js";
+import { optionHelp, type RawServeOptions, SERVE_OPTIONS, type ServeOption, serveConfig } from "../config.js";
 import { redactPasswords } from "../domain/redact-passwords.js";
 import { hasHeapLimit, serve, V8_MEMORY_FLAGS } from "../main.js";
 import { relativeToHere } from "./relative-to-here.js";
@@ -12,7 +12,11 @@ export function serveCommand(): Command {
       "Serve the API over HTTPS (and a plain HTTP listener that refuses or, behind a proxy, serves)",
     )
     .action(runServe);
-  for (const option of Object.values(SERVE_OPTIONS)) command.option(option.flag, optionHelp(option));
+  for (const option of Object.values(SERVE_OPTIONS) as ServeOption[]) {
+    command.option(option.flag, optionHelp(option));
+    // Given after its positive form, so that neither sets a default: the variable still applies.
+    if (option.negatedFlag) command.option(option.negatedFlag, `turn ${option.flag} off`);
+  }
   return command;
 }
 

@@ -33,6 +33,11 @@ export function encodeQuery(pairs: ReadonlyArray<readonly [string, string]>): st
   return pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join("&");
 }
 
+/** The pairs of a query string `encodeQuery` wrote, decoded: `decodeQuery(encodeQuery(pairs))` equals `pairs`. */
+export function decodeQuery(text: string): Array<[string, string]> {
+  return [...new URLSearchParams(text)];
+}
+
 function urlOf(path: string, pairs: ReadonlyArray<readonly [string, string]>): string {
   return pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}`;
 }

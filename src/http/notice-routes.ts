@@ -10,7 +10,7 @@ import { encodeQuery, noticeDocument } from "../domain/notice-envelope.js";
 import { noticeCsvHeader, noticeCsvText, noticeNdjsonText } from "../domain/notice-export-text.js";
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
-import type { NoticeReader } from "../store/notice-reader.js";
+import type { NoticeListRequest, NoticeReader } from "../store/notice-reader.js";
 import { ANSWER_CACHE_CHARACTERS, AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, queryPairs } from "./request-urls.js";
@@ -45,8 +45,31 @@ export function registerNoticeRoutes(
     const mark = req.url.indexOf("?");
     const path = `${base}${mark === -1 ? req.url : req.url.slice(0, mark)}`;
     const pairs = queryPairs(req.url).filter(([name]) => name !== "api_key");
-    req.errorVia = pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}`;
-    return { base, path, pairs };
+    const query = encodeQuery(pairs);
+    req.errorVia = pairs.length === 0 ? path : `${path}?${query}`;
+    return { base, path, pairs, query };
+  };
+
+  /**
+   * A list request's parameters checked (unknown ones, the export format) and encoded for the
+   * reader, or the export it asks for. Synchronous, so that the decoded pairs it reads are garbage
+   * once it returns, not held while the request waits for its page.
+   */
+  const listRequestOf = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): NoticeListRequest | { format: Exclude<ExportFormat, "json">; query: NoticeQuery } => {
+    const { base, path, pairs: requestPairs, query } = requestOf(req);
+    const { format, pairs } = exportRequestOf(
+      req,
+      parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
+      isPagingParameter,
+    );
+    if (format !== "json") return { format, query: parseNoticeQuery(pairs) };
+    // The reader parses the parameters itself: with the notice thread, off the event loop.
+    // Nearly always the request's own parameters: then their encoding is shared, not written twice.
+    const parameters = pairs.length === requestPairs.length ? query : encodeQuery(pairs);
+    return { parameters, collectionUrl: `${base}${NOTICES.path}`, path, query };
   };
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
@@ -54,20 +77,10 @@ export function registerNoticeRoutes(
   watchCache(cache);
 
   app.get(NOTICES.path, async (req, reply) => {
-    const { base, path, pairs: requestPairs } = requestOf(req);
-    const { format, pairs } = exportRequestOf(
-      req,
-      parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
-      isPagingParameter,
-    );
-    if (format !== "json") return exportNotices(req, reply, parseNoticeQuery(pairs), format);
-    // The reader parses the parameters itself: with --notice-thread, off the event loop.
-    const answer = await cache.answer(req.errorVia ?? path, (version) =>
-      notices.listBytes(
-        pairs,
-        { collectionUrl: `${base}${NOTICES.path}`, path, pairs: requestPairs },
-        version,
-      ),
+    const request = listRequestOf(req, reply);
+    if ("format" in request) return exportNotices(req, reply, request.query, request.format);
+    const answer = await cache.answer(req.errorVia ?? request.path, (version) =>
+      notices.listBytes(request, version),
     );
     return sendAnswer(req, reply, answer, NOTICES.contentType);
   });

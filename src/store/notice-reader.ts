@@ -11,14 +11,22 @@ export interface NoticePage {
   records: Notice[];
 }
 
-/** Where a notices document links to (see `noticeDocument`); plain data. */
-export interface NoticeDocumentLinks {
+/**
+ * A list request as a reader takes it: its parameters as query strings (`encodeQuery`), one flat
+ * string each instead of a pair of strings per parameter. A request holds them until its page is
+ * written, waiting for its turn or for the notice thread; a 64-condition filter is some 250 pairs,
+ * which would outlive the event loop's young generation and be promoted, one by one, into the old
+ * generation, whose collections pause the loop.
+ */
+export interface NoticeListRequest {
+  /** The parameters to parse (`parseNoticeQuery`), encoded. */
+  readonly parameters: string;
   /** Absolute URL of the collection, without a trailing slash. */
   readonly collectionUrl: string;
   /** Absolute URL of the requested resource, without a query. */
   readonly path: string;
-  /** The request's decoded query parameters, without the key. */
-  readonly pairs: ReadonlyArray<readonly [string, string]>;
+  /** The request's parameters without the key, encoded: what the document's links repeat. */
+  readonly query: string;
 }
 
 /**
@@ -32,15 +40,11 @@ export interface NoticeReader {
   /** The notices' change detection, shared with this process's other caches of them. */
   readonly version: CollectionVersion;
   /**
-   * A list answer's document as UTF-8 bytes (`noticeDocumentBytes`, paged) for the query these parameters
-   * give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of the collection's
-   * version `atVersion` or a newer one.
+   * A list answer's document as UTF-8 bytes (`noticeDocumentBytes`, paged) for the query the
+   * request's parameters give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of
+   * the collection's version `atVersion` or a newer one.
    */
-  listBytes(
-    parameters: ReadonlyArray<readonly [string, string]>,
-    links: NoticeDocumentLinks,
-    atVersion: number,
-  ): Promise<Buffer>;
+  listBytes(request: NoticeListRequest, atVersion: number): Promise<Buffer>;
   /** Every notice the query matches, in its order (offset and limit ignored). */
   export(query: NoticeQuery): Promise<NoticePage>;
   /** Notices matching the query's filter counted by year or month of their date. */

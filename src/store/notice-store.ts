@@ -3,12 +3,12 @@ import { NOTICES } from "../domain/collections.js";
 import { type CountResult, selectGroups } from "../domain/count-options.js";
 import { formatTimestamp, type Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
-import { noticeDocumentBytes } from "../domain/notice-envelope.js";
+import { decodeQuery, noticeDocumentBytes } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import { type FilterCondition, type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import { CollectionVersion } from "./collection-version.js";
 import type { Database } from "./database.js";
-import type { NoticeDocumentLinks, NoticePage, NoticeReader } from "./notice-reader.js";
+import type { NoticeListRequest, NoticePage, NoticeReader } from "./notice-reader.js";
 import { asciiLower, type FieldRanks, NoticeSnapshot, type TextRules } from "./notice-snapshot.js";
 import { compileNoticeFilter, noticeSortExpressions } from "./notice-sql.js";
 import type { NoticeTable, Schema } from "./schema.js";
@@ -56,21 +56,14 @@ export class NoticeStore implements NoticeReader {
     private readonly keepResources = true,
   ) {}
 
-  listBytes(
-    parameters: ReadonlyArray<readonly [string, string]>,
-    links: NoticeDocumentLinks,
-    atVersion: number,
-  ): Promise<Buffer> {
-    // Parsed in its turn: a request waiting for the gate holds its parameters, not their parse.
+  listBytes(request: NoticeListRequest, atVersion: number): Promise<Buffer> {
+    // Decoded and parsed in its turn: a request waiting for the gate holds two strings, not their parse.
     return this.pages.run(async () => {
-      const query = parseNoticeQuery(parameters);
+      const query = parseNoticeQuery(decodeQuery(request.parameters));
       const page = await this.list(query, atVersion);
-      return noticeDocumentBytes(
-        page.records,
-        page.total,
-        { ...links, query, paged: true },
-        this.keepResources,
-      );
+      const { collectionUrl, path } = request;
+      const links = { collectionUrl, path, pairs: decodeQuery(request.query), query, paged: true };
+      return noticeDocumentBytes(page.records, page.total, links, this.keepResources);
     });
   }
 

@@ -12,7 +12,7 @@ import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import type { NoticeQuery } from "../domain/notice-query.js";
 import type { OpenOptions } from "./database.js";
 import { lowerThreadPriority } from "./lower-thread-priority.js";
-import type { NoticeDocumentLinks, NoticePage } from "./notice-reader.js";
+import type { NoticeListRequest, NoticePage } from "./notice-reader.js";
 import { NoticeStore } from "./notice-store.js";
 import { openDatabase } from "./open-database.js";
 
@@ -30,8 +30,7 @@ export interface NoticeThreadOptions {
 export type NoticeThreadRequest = { readonly id: number } & (
   | {
       readonly kind: "list";
-      readonly parameters: ReadonlyArray<readonly [string, string]>;
-      readonly links: NoticeDocumentLinks;
+      readonly request: NoticeListRequest;
       readonly atVersion: number;
     }
   | { readonly kind: "export"; readonly query: NoticeQuery }
@@ -64,7 +63,7 @@ const store = new NoticeStore(database, undefined, false);
 async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
   switch (request.kind) {
     case "list": {
-      const bytes = await store.listBytes(request.parameters, request.links, request.atVersion);
+      const bytes = await store.listBytes(request.request, request.atVersion);
       // Transferred to the event loop: a small page may share its memory with other buffers
       // (Buffer's pool), so such a page is copied to memory of its own first.
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;

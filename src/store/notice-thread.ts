@@ -8,7 +8,7 @@ import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import type { NoticeQuery } from "../domain/notice-query.js";
 import type { CollectionVersion } from "./collection-version.js";
 import type { Database, OpenOptions } from "./database.js";
-import type { NoticeDocumentLinks, NoticePage, NoticeReader } from "./notice-reader.js";
+import type { NoticeListRequest, NoticePage, NoticeReader } from "./notice-reader.js";
 import { NoticeStore } from "./notice-store.js";
 import type { NoticeThreadAnswer, NoticeThreadOptions, NoticeThreadRequest } from "./notice-thread-worker.js";
 import { startWorker } from "./start-worker.js";
@@ -69,12 +69,8 @@ export class NoticeThread implements NoticeReader {
     return { location, open: { ...open, readThreads: 0, poolSize: 2 } };
   }
 
-  async listBytes(
-    parameters: ReadonlyArray<readonly [string, string]>,
-    links: NoticeDocumentLinks,
-    atVersion: number,
-  ): Promise<Buffer> {
-    const answer = await this.ask({ kind: "list", parameters, links, atVersion });
+  async listBytes(request: NoticeListRequest, atVersion: number): Promise<Buffer> {
+    const answer = await this.ask({ kind: "list", request, atVersion });
     if (!("bytes" in answer)) throw new Error("the notice thread answered a list without its text");
     return Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
   }

@@ -150,16 +150,18 @@ for (const dialect of DIALECTS) {
         assert.equal(await threaded.stop(), 0);
       }
 
-      const onLoop = await startServeProcess(localServeFlags(db), 120_000, directory, true);
+      const onLoop = await startServeProcess(
+        localServeFlags(db, "--no-notice-thread"),
+        120_000,
+        directory,
+        true,
+      );
       try {
-        // The same database, now with the later import: compare the first answers with a fresh thread.
-        const second = await startServeProcess(
-          localServeFlags(db, "--notice-thread"),
-          120_000,
-          directory,
-          true,
-        );
+        // The same database, now with the later import: compare the first answers with a fresh
+        // thread, the default's.
+        const second = await startServeProcess(localServeFlags(db), 120_000, directory, true);
         try {
+          assertNoticeThreadNiceness(second);
           const paths = [...REQUESTS, ...recordPaths(fromThread[0]!)];
           const threadedNow = await answers(second, key, paths);
           const loopNow = await answers(onLoop, key, paths);

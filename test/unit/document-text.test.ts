@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
 import type { Notice } from "../../src/domain/notice.js";
-import { noticeDocument, noticeDocumentBytes } from "../../src/domain/notice-envelope.js";
+import {
+  decodeQuery,
+  encodeQuery,
+  noticeDocument,
+  noticeDocumentBytes,
+} from "../../src/domain/notice-envelope.js";
 
 const text = fc.string({ unit: "grapheme", maxLength: 40 });
 const anyText = fc.oneof(text, fc.string({ unit: "binary", maxLength: 20 }));
@@ -50,5 +55,19 @@ test("a notices document written as text equals the object written by JSON.strin
       },
     ),
     { numRuns: 500 },
+  );
+});
+
+test("a list request's parameters survive being encoded for the notice reader and decoded there", () => {
+  // Pairs come from URLSearchParams, which decodes to well-formed text (no lone surrogates).
+  const part = fc.oneof(
+    fc.string({ unit: "grapheme", maxLength: 30 }),
+    fc.stringMatching(/^[+&=%#?[\] a-z0-9]{0,12}$/),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.tuple(part, part), { maxLength: 8 }), (pairs) => {
+      assert.deepEqual(decodeQuery(encodeQuery(pairs)), pairs);
+    }),
+    { numRuns: 1000 },
   );
 });

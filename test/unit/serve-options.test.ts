@@ -56,6 +56,13 @@ describe("serve options are said once (SERVE_OPTIONS)", () => {
     assert.equal(config.metricsPort, undefined, "no metrics listener unless asked for");
   });
 
+  it("the notices are on a thread of their own unless --no-notice-thread or the variable says otherwise", () => {
+    assert.equal(serveConfig({}, {}).noticeThread, true);
+    assert.equal(serveConfig({ noticeThread: false }, {}).noticeThread, false);
+    assert.equal(serveConfig({}, { FTCAPI_NOTICE_THREAD: "false" }).noticeThread, false);
+    assert.equal(serveConfig({ noticeThread: true }, { FTCAPI_NOTICE_THREAD: "0" }).noticeThread, true);
+  });
+
   it("a variable is read when no flag is given, and the flag wins", () => {
     assert.equal(serveConfig({}, { FTCAPI_PORT: "9443" }).port, 9443);
     assert.equal(serveConfig({ port: "7443" }, { FTCAPI_PORT: "9443" }).port, 7443);
