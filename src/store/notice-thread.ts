@@ -133,6 +133,7 @@ export class NoticeThread implements NoticeReader {
         },
         reject,
       });
+      if (this.pending.size === 1) this.worker.ref();
       this.worker.postMessage({ ...question, id } as NoticeThreadRequest);
     });
   }
@@ -142,15 +143,17 @@ export class NoticeThread implements NoticeReader {
       workerData: this.options,
       resourceLimits: { maxOldGenerationSizeMb: NOTICE_THREAD_HEAP_MB, maxYoungGenerationSizeMb: 6 },
     });
-    // A thread that is never closed must not keep its process alive.
-    worker.unref();
     worker.on("message", (answer: NoticeThreadAnswer) => {
       const pending = this.pending.get(answer.id);
       this.pending.delete(answer.id);
+      if (this.pending.size === 0) worker.unref();
       pending?.resolve(answer);
     });
     worker.on("error", (err) => this.replace(err));
     worker.on("exit", () => this.replace(new Error("the notice thread stopped")));
+    // The thread keeps its process alive only while a question is open (`ask`): an idle thread, or
+    // one never closed, does not (after the listeners; see SqliteReadPool).
+    worker.unref();
     return worker;
   }
 

@@ -39,6 +39,7 @@ class ReadThread {
 
   run(job: Job): void {
     this.job = job;
+    this.worker.ref();
     this.worker.postMessage({ ...job.request, id: ++this.nextId } satisfies ReadRequest);
   }
 
@@ -52,11 +53,10 @@ class ReadThread {
       workerData: this.options,
       resourceLimits: { maxYoungGenerationSizeMb: READ_WORKER_YOUNG_GENERATION_MB },
     });
-    // A pool that is never closed must not keep its process alive.
-    worker.unref();
     worker.on("message", (answer: ReadAnswer) => {
       const job = this.job;
       this.job = undefined;
+      worker.unref();
       if ("error" in answer)
         job?.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
       else job?.resolve("rendered" in answer ? answer.rendered : answer.rows);
@@ -64,6 +64,11 @@ class ReadThread {
     });
     worker.on("error", (err) => this.replace(err));
     worker.on("exit", () => this.replace(new Error("a SQLite read worker stopped")));
+    // A pool keeps its process alive only while a job is out (`run`): an idle pool, or one never
+    // closed, does not. After the listeners, since adding a "message" listener references the
+    // worker's port again (a pool closed before its workers had answered once then kept its process
+    // from exiting).
+    worker.unref();
     return worker;
   }
 
