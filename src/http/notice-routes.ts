@@ -39,15 +39,19 @@ export function registerNoticeRoutes(
 ): void {
   app.decorateRequest("errorVia", undefined);
 
-  /** The request's absolute URL without its query, and its decoded parameters without the key. */
+  /**
+   * The request's absolute URL without its query (`path`) and with it (`self`, also the error
+   * documents' `links.via`), and its parameters without the key, decoded and encoded.
+   */
   const requestOf = (req: FastifyRequest) => {
     const base = publicBaseUrl(req, baseUrl);
     const mark = req.url.indexOf("?");
     const path = `${base}${mark === -1 ? req.url : req.url.slice(0, mark)}`;
     const pairs = queryPairs(req.url).filter(([name]) => name !== "api_key");
     const query = encodeQuery(pairs);
-    req.errorVia = pairs.length === 0 ? path : `${path}?${query}`;
-    return { base, path, pairs, query };
+    const self = pairs.length === 0 ? path : `${path}?${query}`;
+    req.errorVia = self;
+    return { base, path, self, pairs, query };
   };
 
   /**
@@ -58,8 +62,10 @@ export function registerNoticeRoutes(
   const listRequestOf = (
     req: FastifyRequest,
     reply: FastifyReply,
-  ): NoticeListRequest | { format: Exclude<ExportFormat, "json">; query: NoticeQuery } => {
-    const { base, path, pairs: requestPairs, query } = requestOf(req);
+  ):
+    | { self: string; list: NoticeListRequest }
+    | { format: Exclude<ExportFormat, "json">; query: NoticeQuery } => {
+    const { base, path, self, pairs: requestPairs, query } = requestOf(req);
     const { format, pairs } = exportRequestOf(
       req,
       parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
@@ -69,7 +75,7 @@ export function registerNoticeRoutes(
     // The reader parses the parameters itself: with the notice thread, off the event loop.
     // Nearly always the request's own parameters: then their encoding is shared, not written twice.
     const parameters = pairs.length === requestPairs.length ? query : encodeQuery(pairs);
-    return { parameters, collectionUrl: `${base}${NOTICES.path}`, path, query };
+    return { self, list: { parameters, collectionUrl: `${base}${NOTICES.path}`, path, query } };
   };
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
@@ -79,9 +85,8 @@ export function registerNoticeRoutes(
   app.get(NOTICES.path, async (req, reply) => {
     const request = listRequestOf(req, reply);
     if ("format" in request) return exportNotices(req, reply, request.query, request.format);
-    const answer = await cache.answer(req.errorVia ?? request.path, (version) =>
-      notices.listBytes(request, version),
-    );
+    const { self, list } = request;
+    const answer = await cache.answer(self, (version) => notices.listBytes(list, version));
     return sendAnswer(req, reply, answer, NOTICES.contentType);
   });
 
@@ -115,11 +120,10 @@ export function registerNoticeRoutes(
   // Not in the answer-cache metrics, which show each collection's list cache.
   const countsCache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.noticeCounts);
   app.get(`${NOTICES.path}/counts`, async (req, reply) => {
-    const { path, pairs } = requestOf(req);
+    const { self: selfUrl, pairs } = requestOf(req);
     const query = parseNoticeCountQuery(
       parametersToParse(pairs, isNoticeCountParameterName, unknownParameters, reply),
     );
-    const selfUrl = req.errorVia ?? path;
     const answer = await countsCache.answer(selfUrl, async () =>
       countsDocument(query.by, query.by, await notices.countGroups(query), selfUrl),
     );
@@ -144,7 +148,7 @@ export function registerNoticeRoutes(
   });
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id/relationships/node_type`, async (req, reply) => {
-    const { path, pairs } = requestOf(req);
+    const { self, pairs } = requestOf(req);
     const { fieldPairs, revision } = singleRecordParameters(
       parametersToParse(pairs, isOneRecordParameter, unknownParameters, reply),
     );
@@ -154,7 +158,7 @@ export function registerNoticeRoutes(
     return {
       jsonapi: JSONAPI_MEMBER,
       data: null,
-      links: { self: { href: pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}` } },
+      links: { self: { href: self } },
     };
   });
 }
