@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
+import { builtIsCurrent } from "../src/store/start-worker.js";
 import { REPO_ROOT } from "./support/cli.js";
 import { DIALECTS } from "./support/dialects.js";
 import { type Cluster, startThrowawayCluster } from "./support/postgres.js";
@@ -103,6 +104,10 @@ if (DIALECTS.includes("postgres") && !env.FTCAPI_TEST_POSTGRES_URL) {
 }
 if (env.FTCAPI_TEST_DIALECTS)
   process.stdout.write(`Dialects: ${DIALECTS.join(", ")} (FTCAPI_TEST_DIALECTS)\n`);
+if (!builtIsCurrent())
+  process.stdout.write(
+    "dist/ is not the build of src/ (run `npm run build`): ftcapi processes and worker threads start through tsx, several times slower\n",
+  );
 const started = performance.now();
 process.stdout.write(`${together.length} files, ${lanes} at a time\n`);
 const first = await runFiles(together, lanes, env);

@@ -27,10 +27,11 @@ let current: boolean | undefined;
 
 /**
  * Whether dist/ holds the build of the sources beside it: every `.ts` file under src/ has its `.js`
- * in dist/, written no earlier than it was last changed (tsc emits a file per source and,
- * incremental, rewrites only those that changed). A source saved again unchanged counts as changed:
- * wrong only towards the slower path. Checked once per process. The tests ask it too, to start
- * `ftcapi` processes built.
+ * in dist/, written no earlier than it was last changed (every build writes every file: an
+ * incremental tsc skips the outputs of sources whose text it has seen, so one saved again unchanged,
+ * by a checkout for example, would leave the whole build looking stale for good). A source saved
+ * again unchanged since the last build counts as changed: wrong only towards the slower path.
+ * Checked once per process. The tests ask it too, to start `ftcapi` processes built.
  */
 export function builtIsCurrent(): boolean {
   if (current !== undefined) return current;
