@@ -39,14 +39,16 @@ interface Pending {
  * connection of its own), so that filtering notices and writing their pages, which take up to a
  * few milliseconds each, never hold the event loop that answers every other request; a page comes
  * back as UTF-8 bytes, transferred. What the database answers directly (counts for `/v0/status`,
- * the newest notice) is read here, through this process's connection. A thread that fails is
- * replaced; the requests it held fail as an unavailable database (503).
+ * the newest notice) is read here, through this process's connection. The thread starts with the
+ * first question (`warm` asks one when the collection holds notices), so a server whose collection
+ * is empty, or that is never asked about notices, spends nothing on it. A thread that fails is
+ * replaced at the next question; the requests it held fail as an unavailable database (503).
  */
 export class NoticeThread implements NoticeReader {
   readonly collection = NOTICES;
   readonly version: CollectionVersion;
   private readonly direct: NoticeStore;
-  private worker: Worker;
+  private worker: Worker | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private closed = false;
@@ -61,7 +63,6 @@ export class NoticeThread implements NoticeReader {
   ) {
     this.direct = new NoticeStore(database);
     this.version = this.direct.version;
-    this.worker = this.start();
   }
 
   /** How the thread opens the database at `location`: as this process does, with no read threads of its own. */
@@ -87,8 +88,9 @@ export class NoticeThread implements NoticeReader {
     return (await this.result({ kind: "find", noticeId: id })) as Notice | undefined;
   }
 
+  /** Reads the notices into the thread, started for them; an empty collection leaves it unstarted. */
   async warm(): Promise<void> {
-    await this.result({ kind: "warm" });
+    if ((await this.direct.recordCount()) > 0) await this.result({ kind: "warm" });
   }
 
   recordCount(): Promise<number> {
@@ -108,9 +110,11 @@ export class NoticeThread implements NoticeReader {
     this.closed = true;
     const deadline = performance.now() + CLOSE_GRACE_MS;
     while (this.pending.size > 0 && performance.now() < deadline) await sleep(10);
-    this.worker.removeAllListeners();
     this.failPending(new Error("the notice thread is closed"));
-    await this.worker.terminate();
+    const worker = this.worker;
+    this.worker = undefined;
+    worker?.removeAllListeners();
+    await worker?.terminate();
   }
 
   private async result(question: Question): Promise<unknown> {
@@ -133,6 +137,7 @@ export class NoticeThread implements NoticeReader {
         },
         reject,
       });
+      this.worker ??= this.start();
       if (this.pending.size === 1) this.worker.ref();
       this.worker.postMessage({ ...question, id } as NoticeThreadRequest);
     });
@@ -157,11 +162,12 @@ export class NoticeThread implements NoticeReader {
     return worker;
   }
 
+  /** Drops a failed thread; the next question starts another (a thread that cannot start fails each question, not a loop). */
   private replace(err: Error): void {
     if (this.closed) return;
-    this.worker.removeAllListeners();
+    this.worker?.removeAllListeners();
+    this.worker = undefined;
     this.failPending(err);
-    this.worker = this.start();
   }
 
   private failPending(err: Error): void {

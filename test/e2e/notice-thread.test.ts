@@ -57,28 +57,28 @@ function recordPaths(page: Answer): string[] {
 }
 
 /**
- * On Linux, the notice thread runs at the lowest priority (niceness 19) and the event loop's thread
- * at the process's own (0): one thread of the process, not the main one, has niceness 19. Elsewhere
- * the check is skipped, saying so.
+ * On Linux, whether the process has a notice thread: it runs at the lowest priority (niceness 19)
+ * and the event loop's thread at the process's own (0), so one thread of the process, not the main
+ * one, has niceness 19. Undefined, after saying so, where there is no /proc/<pid>/task.
  */
-function assertNoticeThreadNiceness(server: ServeProcess): void {
+function hasNoticeThread(server: ServeProcess): boolean | undefined {
   const pid = server.child.pid!;
   const tasks = `/proc/${pid}/task`;
   if (!existsSync(tasks)) {
     process.stdout.write("# skipped the niceness check: no /proc/<pid>/task on this system\n");
-    return;
+    return undefined;
   }
   const nicenessOf = (threadId: string) => {
     const stat = readFileSync(`${tasks}/${threadId}/stat`, "utf8");
     // Fields after "(name)": state is field 3, niceness field 19.
     return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
   };
-  const threads = readdirSync(tasks);
   assert.equal(nicenessOf(String(pid)), 0, "the event loop's thread keeps the process's priority");
-  assert.ok(
-    threads.some((threadId) => threadId !== String(pid) && nicenessOf(threadId) === 19),
-    "one thread (the notice thread) runs at niceness 19",
-  );
+  return readdirSync(tasks).some((threadId) => threadId !== String(pid) && nicenessOf(threadId) === 19);
+}
+
+function assertNoticeThreadNiceness(server: ServeProcess): void {
+  assert.notEqual(hasNoticeThread(server), false, "one thread (the notice thread) runs at niceness 19");
 }
 
 for (const dialect of DIALECTS) {
@@ -176,6 +176,34 @@ for (const dialect of DIALECTS) {
         }
       } finally {
         assert.equal(await onLoop.stop(), 0);
+      }
+    });
+
+    it("starts no thread for an empty collection, and starts it with the first notice request after an import", async () => {
+      const directory = await makeTempDirectory();
+      const db = await freshDatabase(dialect);
+      const key = await createKeyWithCli(db, "notice-thread-empty@example.com", "--unlimited");
+      const server = await startServeProcess(localServeFlags(db), 120_000, directory, true);
+      try {
+        assert.notEqual(hasNoticeThread(server), true, "no notice thread while the collection is empty");
+        const csv = join(directory, "notices.csv");
+        assert.equal(
+          (await runCli(["generate", "notices", "--rows", "60", "--seed", "7", "--out", csv])).code,
+          0,
+        );
+        const imported = await runCli(["import", "notices", "--quiet", "--db", db, csv]);
+        assert.equal(imported.code, 0, imported.stderr);
+        let count = 0;
+        for (let attempt = 0; attempt < 40 && count === 0; attempt++) {
+          if (attempt > 0) await new Promise((done) => setTimeout(done, 50));
+          const [page] = await answers(server, key, [`${NOTICES}?page[limit]=1`]);
+          assert.equal(page!.status, 200, page!.body);
+          count = JSON.parse(page!.body).meta.count as number;
+        }
+        assert.equal(count, 60, "the thread, started by the request, read the imported notices");
+        assertNoticeThreadNiceness(server);
+      } finally {
+        assert.equal(await server.stop(), 0);
       }
     });
   });
