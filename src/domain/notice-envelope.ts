@@ -33,7 +33,10 @@ export function encodeQuery(pairs: ReadonlyArray<readonly [string, string]>): st
   return pairs.map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`).join("&");
 }
 
-/** The pairs of a query string `encodeQuery` wrote, decoded: `decodeQuery(encodeQuery(pairs))` equals `pairs`. */
+/**
+ * The pairs of a query string, decoded as a URL's query is (`URLSearchParams`), in order:
+ * `decodeQuery(encodeQuery(pairs))` equals `pairs`.
+ */
 export function decodeQuery(text: string): Array<[string, string]> {
   return [...new URLSearchParams(text)];
 }

@@ -64,12 +64,20 @@ export class AnswerCache {
   }
 
   /**
-   * The answer for `key`, from memory or from `produce` (whose result may then be kept), which is
-   * given the collection's version the answer belongs to.
+   * The answer for `key` (the request: the same key, the same answer), from memory or from
+   * `produce` (whose result may then be kept), which is given the collection's version the answer
+   * belongs to.
+   *
+   * Answers are kept and tagged by a digest of the key, taken before anything is awaited: a key may
+   * be as long as a request's headers allow (16 KB), and a request waiting for its page would
+   * otherwise hold it long enough for it to be promoted into the old generation, whose collections
+   * pause the event loop. The digest is 96 bits of MD5, as the entity tag already trusts; a
+   * collision, which no client could aim at another's request, would only mix two answers' tags.
    */
   async answer(key: string, produce: (version: number) => Promise<string | Buffer>): Promise<CachedAnswer> {
+    const digest = hash("md5", key, "base64url").slice(0, 16);
     const { version, updatedAtSeconds } = await this.version.current();
-    const known = this.answers.get(key, version);
+    const known = this.answers.get(digest, version);
     if (known) {
       this.hits++;
       return known;
@@ -78,13 +86,11 @@ export class AnswerCache {
     // The answer to a request is fixed by the collection's version, so the tag names the version
     // (with its update time) and the request: every worker and replica on the database gives the
     // same answer the same tag, without hashing the whole body on every miss.
-    const digest = hash("md5", key, "base64url").slice(0, 16);
     const body = await produce(version);
     const answer = { body, etag: `"${version}.${updatedAtSeconds ?? 0}.${digest}"` };
-    // The key is kept too, and a request's parameters may be as long as its headers allow (16 KB).
-    const characters = body.length + key.length;
+    const characters = body.length + digest.length;
     if (characters <= this.maxCharacters / 8 && this.askedBefore(digest))
-      this.answers.set(key, answer, version, characters);
+      this.answers.set(digest, answer, version, characters);
     return answer;
   }
 

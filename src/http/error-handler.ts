@@ -4,6 +4,7 @@ import { ApiError } from "../domain/api-error.js";
 import { errorBody } from "../domain/error-body.js";
 import type { ErrorCode } from "../domain/error-catalog.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
+import { selfUrlOf } from "./request-urls.js";
 
 /** The most a request's headers may take in all (Node's default `maxHeaderSize`), named in HEADERS_TOO_LARGE. */
 export const MAX_HEADER_BYTES = 16_384;
@@ -43,7 +44,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
       apiError = new ApiError("INTERNAL_ERROR");
     }
     // JSON:API routes (the notices) answer their own errors as Drupal does, with links.via.
-    const via = apiError.format === "jsonapi" ? req.errorVia : undefined;
+    const via =
+      apiError.format === "jsonapi" && req.jsonApiBase !== undefined
+        ? selfUrlOf(req.url, req.jsonApiBase).self
+        : undefined;
     reply
       .code(apiError.status)
       .headers(apiError.details.headers ?? {})

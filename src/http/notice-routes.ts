@@ -13,13 +13,16 @@ import { type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeListRequest, NoticeReader } from "../store/notice-reader.js";
 import { ANSWER_CACHE_CHARACTERS, AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
-import { publicBaseUrl, queryPairs } from "./request-urls.js";
+import { publicBaseUrl, selfUrlOf } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** Set on JSON:API routes: the request's URL without the key, for `links.via` of error documents. */
-    errorVia: string | undefined;
+    /**
+     * Set on JSON:API routes: the public base URL the request's own URL is under, for `links.via`
+     * of error documents (`selfUrl`, written only when an error is).
+     */
+    jsonApiBase: string | undefined;
   }
 }
 
@@ -37,27 +40,20 @@ export function registerNoticeRoutes(
   watchCache: AnswerCacheWatcher = () => {},
   unknownParameters: UnknownParameters = "refuse",
 ): void {
-  app.decorateRequest("errorVia", undefined);
+  app.decorateRequest("jsonApiBase", undefined);
 
-  /**
-   * The request's absolute URL without its query (`path`) and with it (`self`, also the error
-   * documents' `links.via`), and its parameters without the key, decoded and encoded.
-   */
+  /** The request's URLs and parameters (`selfUrlOf`) under its public base; its errors get `links.via`. */
   const requestOf = (req: FastifyRequest) => {
     const base = publicBaseUrl(req, baseUrl);
-    const mark = req.url.indexOf("?");
-    const path = `${base}${mark === -1 ? req.url : req.url.slice(0, mark)}`;
-    const pairs = queryPairs(req.url).filter(([name]) => name !== "api_key");
-    const query = encodeQuery(pairs);
-    const self = pairs.length === 0 ? path : `${path}?${query}`;
-    req.errorVia = self;
-    return { base, path, self, pairs, query };
+    req.jsonApiBase = base;
+    return { base, ...selfUrlOf(req.url, base) };
   };
 
   /**
-   * A list request's parameters checked (unknown ones, the export format) and encoded for the
-   * reader, or the export it asks for. Synchronous, so that the decoded pairs it reads are garbage
-   * once it returns, not held while the request waits for its page.
+   * A list request's parameters checked (unknown ones, the export format) for the reader, or the
+   * export it asks for. Synchronous, so that what it decodes and encodes is garbage once it
+   * returns: while the request waits for its page, it holds its raw URL (which the reader's
+   * request slices, without a copy), not a second or third copy of a query that may be 16 KB.
    */
   const listRequestOf = (
     req: FastifyRequest,
@@ -65,17 +61,19 @@ export function registerNoticeRoutes(
   ):
     | { self: string; list: NoticeListRequest }
     | { format: Exclude<ExportFormat, "json">; query: NoticeQuery } => {
-    const { base, path, self, pairs: requestPairs, query } = requestOf(req);
+    const { base, path, self, pairs: requestPairs } = requestOf(req);
     const { format, pairs } = exportRequestOf(
       req,
       parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
       isPagingParameter,
     );
     if (format !== "json") return { format, query: parseNoticeQuery(pairs) };
-    // The reader parses the parameters itself: with the notice thread, off the event loop.
-    // Nearly always the request's own parameters: then their encoding is shared, not written twice.
-    const parameters = pairs.length === requestPairs.length ? query : encodeQuery(pairs);
-    return { self, list: { parameters, collectionUrl: `${base}${NOTICES.path}`, path, query } };
+    // The reader parses the parameters itself: with the notice thread, off the event loop. Nearly
+    // always they are the request's own; otherwise (a parameter ignored, `format=json`) they go too.
+    const parameters = pairs.length === requestPairs.length ? undefined : encodeQuery(pairs);
+    const mark = req.url.indexOf("?");
+    const rawQuery = mark === -1 ? "" : req.url.slice(mark + 1);
+    return { self, list: { rawQuery, parameters, collectionUrl: `${base}${NOTICES.path}`, path } };
   };
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from "fastify";
+import { decodeQuery, encodeQuery } from "../domain/notice-envelope.js";
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 
@@ -19,7 +20,22 @@ export function originForm(target: string): string {
 export function queryPairs(rawUrl: string): Array<[string, string]> {
   const mark = rawUrl.indexOf("?");
   if (mark === -1) return [];
-  return [...new URLSearchParams(rawUrl.slice(mark + 1))];
+  return decodeQuery(rawUrl.slice(mark + 1));
+}
+
+/**
+ * The request's absolute URL under `base` without its query (`path`) and without its `api_key`
+ * parameter (`self`, its query re-encoded by `encodeQuery`: a JSON:API document's `links.self`, or
+ * an error's `links.via`), and its parameters without the key, decoded (`pairs`).
+ */
+export function selfUrlOf(
+  rawUrl: string,
+  base: string,
+): { path: string; pairs: Array<[string, string]>; self: string } {
+  const mark = rawUrl.indexOf("?");
+  const path = `${base}${mark === -1 ? rawUrl : rawUrl.slice(0, mark)}`;
+  const pairs = queryPairs(rawUrl).filter(([name]) => name !== "api_key");
+  return { path, pairs, self: pairs.length === 0 ? path : `${path}?${encodeQuery(pairs)}` };
 }
 
 /**

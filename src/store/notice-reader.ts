@@ -12,21 +12,25 @@ export interface NoticePage {
 }
 
 /**
- * A list request as a reader takes it: its parameters as query strings (`encodeQuery`), one flat
- * string each instead of a pair of strings per parameter. A request holds them until its page is
- * written, waiting for its turn or for the notice thread; a 64-condition filter is some 250 pairs,
- * which would outlive the event loop's young generation and be promoted, one by one, into the old
+ * A list request as a reader takes it: its query as the client sent it, a slice of the request's
+ * own URL. A request holds it until its page is written, waiting for its turn or for the notice
+ * thread, so it is not decoded (a 64-condition filter is some 250 pairs) nor copied (it may be
+ * 16 KB) on the event loop: what outlives the loop's young generation is promoted into its old
  * generation, whose collections pause the loop.
  */
 export interface NoticeListRequest {
-  /** The parameters to parse (`parseNoticeQuery`), encoded. */
-  readonly parameters: string;
+  /**
+   * The request's query, undecoded, `api_key` included (the reader leaves the key out of all it
+   * writes): its parameters to parse (`parseNoticeQuery`), unless `parameters` is given, and what
+   * the document's links repeat.
+   */
+  readonly rawQuery: string;
+  /** The parameters to parse, encoded (`encodeQuery`), when they are not the query's own. */
+  readonly parameters?: string;
   /** Absolute URL of the collection, without a trailing slash. */
   readonly collectionUrl: string;
   /** Absolute URL of the requested resource, without a query. */
   readonly path: string;
-  /** The request's parameters without the key, encoded: what the document's links repeat. */
-  readonly query: string;
 }
 
 /**

@@ -57,12 +57,15 @@ export class NoticeStore implements NoticeReader {
   ) {}
 
   listBytes(request: NoticeListRequest, atVersion: number): Promise<Buffer> {
-    // Decoded and parsed in its turn: a request waiting for the gate holds two strings, not their parse.
+    // Decoded and parsed in its turn: a request waiting for the gate holds its query, not its parse.
     return this.pages.run(async () => {
-      const query = parseNoticeQuery(decodeQuery(request.parameters));
+      const pairs = decodeQuery(request.rawQuery).filter(([name]) => name !== "api_key");
+      const query = parseNoticeQuery(
+        request.parameters === undefined ? pairs : decodeQuery(request.parameters),
+      );
       const page = await this.list(query, atVersion);
       const { collectionUrl, path } = request;
-      const links = { collectionUrl, path, pairs: decodeQuery(request.query), query, paged: true };
+      const links = { collectionUrl, path, pairs, query, paged: true };
       return noticeDocumentBytes(page.records, page.total, links, this.keepResources);
     });
   }
