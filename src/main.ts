@@ -107,12 +107,22 @@ function tellPrimary(message: WorkerMessage): Promise<void> {
 }
 
 /**
- * The V8 limits a serving process runs with (docs/deployment.md, Operations): its caches are bounded
- * (about 30 MB of answers and filter matches, plus the notices), but without a heap limit V8 lets
- * garbage grow the heap to gigabytes before it collects (a worker reached 840 MB under distinct
- * load; 281 MB with these).
+ * The node flags a serving process runs with (docs/deployment.md, Operations).
+ * - V8's heap limits: the caches are bounded (about 30 MB of answers and filter matches, plus the
+ *   notices), but without a heap limit V8 lets garbage grow the heap to gigabytes before it
+ *   collects (a worker reached 840 MB under distinct load; 281 MB with these).
+ * - One V8 helper thread instead of four: on a 2-core machine the helpers (concurrent marking and
+ *   sweeping, parallel scavenges) took the cores from the event loop mid-collection, while the
+ *   notice thread and the load kept them busy. Beside a flood of costly notice requests
+ *   `/health/live`'s p99 fell from 7.8 to 9.3 ms to 3.0 to 5.7 ms, peak memory under
+ *   `bench:memory` from 297 to 271 MB, and the distinct workloads' rates did not fall
+ *   (docs/performance.md).
  */
-export const V8_MEMORY_FLAGS = ["--max-old-space-size=160", "--max-semi-space-size=8"] as const;
+export const V8_SERVE_FLAGS = [
+  "--max-old-space-size=160",
+  "--max-semi-space-size=8",
+  "--v8-pool-size=1",
+] as const;
 
 /** V8's heap limit in a process started without one is over this (a quarter of the machine's memory, at least 2 GB). */
 const UNSET_HEAP_LIMIT_MB = 1024;
@@ -123,7 +133,7 @@ export function hasHeapLimit(): boolean {
 }
 
 /**
- * Forks `count` workers and resolves once all listen. Workers run with `V8_MEMORY_FLAGS` unless the
+ * Forks `count` workers and resolves once all listen. Workers run with `V8_SERVE_FLAGS` unless the
  * primary was given a heap limit, which they then inherit. Until then, a worker that fails or exits
  * stops them all and rejects with its reason; after, a worker that exits is replaced.
  */
@@ -158,7 +168,7 @@ async function forkWorkers(
       log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
       cluster.fork();
     });
-    if (!hasHeapLimit()) cluster.setupPrimary({ execArgv: [...process.execArgv, ...V8_MEMORY_FLAGS] });
+    if (!hasHeapLimit()) cluster.setupPrimary({ execArgv: [...process.execArgv, ...V8_SERVE_FLAGS] });
     for (let index = 0; index < count; index++) cluster.fork();
   });
   return {

@@ -61,6 +61,7 @@ export function serve(args: string[]): Promise<Served> {
       ...(process.env.FTCAPI_BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== ""),
       "--max-old-space-size=160",
       "--max-semi-space-size=8",
+      "--v8-pool-size=1",
       "dist/cli/ftcapi.js",
       "serve",
       "--port",

@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { DEMO_KEY } from "../access/api-keys.js";
 import { optionHelp, type RawServeOptions, SERVE_OPTIONS, type ServeOption, serveConfig } from "../config.js";
 import { redactPasswords } from "../domain/redact-passwords.js";
-import { hasHeapLimit, serve, V8_MEMORY_FLAGS } from "../main.js";
+import { hasHeapLimit, serve, V8_SERVE_FLAGS } from "../main.js";
 import { relativeToHere } from "./relative-to-here.js";
 
 /** `ftcapi serve`: HTTPS on --port, a plain listener on --http-port, until SIGTERM or SIGINT. */
@@ -67,4 +67,4 @@ const NO_BASE_URL_WARNING =
  * Printed at start by a single process that node started without a heap limit: V8 then lets
  * garbage grow the heap far past what the caches hold before it collects (docs/deployment.md).
  */
-const NO_HEAP_LIMIT_WARNING = `Warning: node runs without a heap limit, so under load its memory grows with uncollected garbage. Start it as node ${V8_MEMORY_FLAGS.join(" ")} dist/cli/ftcapi.js serve (docs/deployment.md).`;
+const NO_HEAP_LIMIT_WARNING = `Warning: node runs without a heap limit, so under load its memory grows with uncollected garbage. Start it as node ${V8_SERVE_FLAGS.join(" ")} dist/cli/ftcapi.js serve (docs/deployment.md).`;
