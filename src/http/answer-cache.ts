@@ -26,7 +26,7 @@ export interface AnswerCacheFigures {
 export type AnswerCacheWatcher = (cache: AnswerCache) => void;
 
 /**
- * Characters each answer cache of a process keeps at most, keys included: 21 M in all (about 21 MB,
+ * Characters each answer cache of a process keeps at most, keys (digests) included: 21 M in all (about 21 MB,
  * answers being mostly ASCII), so that with the notices in memory and V8's heap limit a process
  * stays within its memory budget under any mix of requests (docs/deployment.md, Operations).
  */
