@@ -1,5 +1,5 @@
 import type { FastifyRequest } from "fastify";
-import { decodeQuery, encodeQuery } from "../domain/notice-envelope.js";
+import { encodeQuery } from "../domain/notice-envelope.js";
 
 const ABSOLUTE_FORM = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i;
 
@@ -20,7 +20,7 @@ export function originForm(target: string): string {
 export function queryPairs(rawUrl: string): Array<[string, string]> {
   const mark = rawUrl.indexOf("?");
   if (mark === -1) return [];
-  return decodeQuery(rawUrl.slice(mark + 1));
+  return [...new URLSearchParams(rawUrl.slice(mark + 1))];
 }
 
 /**
