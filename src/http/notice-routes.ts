@@ -20,7 +20,7 @@ declare module "fastify" {
   interface FastifyRequest {
     /**
      * Set on JSON:API routes: the public base URL the request's own URL is under, for `links.via`
-     * of error documents (`selfUrl`, written only when an error is).
+     * of error documents (`selfUrlOf`, written only when an error is).
      */
     jsonApiBase: string | undefined;
   }
