@@ -44,17 +44,22 @@ export class NoticeStore implements NoticeReader {
   private loading: Promise<NoticeSnapshot> | undefined;
   private rules: Promise<Omit<TextRules, "ranks">> | undefined;
 
+  /** The notices' change detection, shared with this process's other caches of them. */
+  readonly version: CollectionVersion;
+  private readonly keepResources: boolean;
+
   /**
-   * `version`: the notices' change detection, shared with this process's other caches of them;
-   * `keepResources`: whether pages are written from each notice's resource bytes, kept once
-   * written (`noticeDocumentBytes`), which saves the event loop time and its collector work at
-   * the cost of some 30 MB for the 28,000 notices.
+   * `keepResources` (default true): whether pages are written from each notice's resource bytes,
+   * kept once written (`noticeDocumentBytes`), which saves the event loop time and its collector
+   * work at the cost of some 30 MB for the 28,000 notices.
    */
   constructor(
     private readonly database: Database,
-    readonly version: CollectionVersion = new CollectionVersion(database, NOTICES),
-    private readonly keepResources = true,
-  ) {}
+    { keepResources = true }: { keepResources?: boolean } = {},
+  ) {
+    this.version = new CollectionVersion(database, NOTICES);
+    this.keepResources = keepResources;
+  }
 
   listBytes(request: NoticeListRequest, atVersion: number): Promise<Buffer> {
     // Decoded and parsed in its turn: a request waiting for the gate holds its query, not its parse.

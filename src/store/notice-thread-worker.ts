@@ -58,7 +58,7 @@ const database = openDatabase(options.location, options.open);
 if (database.dialect === "sqlite") database.sqlite.pragma(`cache_size = -${NOTICE_THREAD_CACHE_KIB}`);
 // Pages are written here, off the event loop, so the time kept resource bytes would save is not
 // the loop's, and their 30 MB would count against the process's memory figure.
-const store = new NoticeStore(database, undefined, false);
+const store = new NoticeStore(database, { keepResources: false });
 
 async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
   switch (request.kind) {
