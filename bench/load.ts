@@ -280,17 +280,32 @@ function peakRss(child: ChildProcess): number[] {
   });
 }
 
-function startBare(bodyBytes: number): Promise<{ url: string; child: ChildProcess; stop(): void }> {
-  const program = `
+/**
+ * A baseline server answering every request with one fixed body of `bodyBytes` bytes: bare
+ * node:http (the stricter baseline), or Fastify sending the body pre-serialised (issue 13's).
+ */
+function startBaseline(
+  kind: "bare" | "fastify",
+  bodyBytes: number,
+): Promise<{ url: string; child: ChildProcess; stop(): void }> {
+  const body = `Buffer.from(JSON.stringify({ data: "x".repeat(Math.max(0, ${bodyBytes} - 11)) }))`;
+  const program =
+    kind === "bare"
+      ? `
     const http = require("node:http");
-    const body = Buffer.from(JSON.stringify({ data: "x".repeat(Math.max(0, ${bodyBytes} - 11)) }));
+    const body = ${body};
     http.createServer((req, res) => {
       res.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": body.length });
       res.end(body);
-    }).listen(0, "127.0.0.1", function () { console.log("port " + this.address().port); });`;
-  const child = spawn(process.execPath, ["-e", program]);
+    }).listen(0, "127.0.0.1", function () { console.log("port " + this.address().port); });`
+      : `
+    const app = require("fastify")({ logger: false });
+    const body = ${body};
+    app.get("/*", (req, reply) => { reply.type("application/json; charset=utf-8").send(body); });
+    app.listen({ port: 0, host: "127.0.0.1" }).then(() => console.log("port " + app.server.address().port));`;
+  const child = spawn(process.execPath, ["-e", program], { cwd: ROOT });
   return new Promise((resolve, reject) => {
-    child.on("exit", (code) => reject(new Error(`bare server exited (${code})`)));
+    child.on("exit", (code) => reject(new Error(`${kind} baseline server exited (${code})`)));
     child.stdout!.on("data", (chunk: Buffer) => {
       const match = /port (\d+)/.exec(chunk.toString());
       if (match)
@@ -308,7 +323,7 @@ function startBare(bodyBytes: number): Promise<{ url: string; child: ChildProces
 
 /**
  * Runs one workload (the shapes of `collection`, or of both when undefined) against ftcapi and the
- * bare server sending a body of the same mean size, alternating, and adds its table to `lines`.
+ * two baselines sending a body of the same mean size, alternating, and adds its table to `lines`.
  */
 async function compareWithBare(collection: string | undefined, samples: Samples, random: () => number) {
   const shapes = shapesOf(collection);
@@ -334,7 +349,8 @@ async function compareWithBare(collection: string | undefined, samples: Samples,
     entry.etag = answer.etag;
   }
   const averageBytes = Math.round(bytes / measured.length);
-  const bare = await startBare(averageBytes);
+  const bare = await startBaseline("bare", averageBytes);
+  const fastify = await startBaseline("fastify", averageBytes);
   const tag = `${mode}-${collection ?? "both"}`;
   const variants: Array<{ name: string; url: string; script: string }> = [
     {
@@ -352,11 +368,10 @@ async function compareWithBare(collection: string | undefined, samples: Samples,
       url: base,
       script: wrkScript(`${tag}-etag`, paths),
     });
-  variants.push({
-    name: "bare node:http, fixed body",
-    url: bare.url,
-    script: wrkScript(`${tag}-plain`, paths),
-  });
+  variants.push(
+    { name: "Fastify, pre-serialised body", url: fastify.url, script: wrkScript(`${tag}-plain`, paths) },
+    { name: "bare node:http, fixed body", url: bare.url, script: wrkScript(`${tag}-plain`, paths) },
+  );
   const results = new Map<string, WrkResult[]>(variants.map((variant) => [variant.name, []]));
   try {
     for (const variant of variants)
@@ -380,6 +395,7 @@ async function compareWithBare(collection: string | undefined, samples: Samples,
         );
       }
     const bareRate = summary(results.get(variants.at(-1)!.name)!).requestsPerSecond;
+    const fastifyRate = summary(results.get(variants.at(-2)!.name)!).requestsPerSecond;
     const over = collection === undefined ? "both collections" : `the ${collection}`;
     lines.push(
       `# Load, ${mode} workload, ${collection ?? "both collections"}, ${data} (${dialect})`,
@@ -389,19 +405,25 @@ async function compareWithBare(collection: string | undefined, samples: Samples,
         ? `Workload: the same ${paths.length} pages repeated (average answer ${averageBytes} bytes).`
         : `Workload: ${paths.length} ${mode === "distinct" ? "distinct " : ""}requests over ${shapes.length} shapes of ${over} (bench/support/workload.ts), random values, offsets spread up to each total, single records, phone filter, cycled (more than the answer cache holds, so answers are computed); average answer ${averageBytes} bytes.`,
       "",
-      "| server | req/s | vs bare | p50 ms | p99 ms | errors + non-2xx | peak RSS MB |",
-      "|---|---:|---:|---:|---:|---:|---:|",
+      "| server | req/s | vs Fastify | vs bare | p50 ms | p99 ms | errors + non-2xx | peak RSS MB |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
     );
     for (const variant of variants) {
       const s = summary(results.get(variant.name)!);
-      const rss = variant.url === bare.url ? peakRss(bare.child) : peakRss(ftcapi.child);
+      const rss =
+        variant.url === bare.url
+          ? peakRss(bare.child)
+          : variant.url === fastify.url
+            ? peakRss(fastify.child)
+            : peakRss(ftcapi.child);
       lines.push(
-        `| ${variant.name} | ${s.requestsPerSecond.toFixed(0)} | ${(s.requestsPerSecond / bareRate).toFixed(2)} | ${s.p50Ms.toFixed(2)} | ${s.p99Ms.toFixed(2)} | ${s.errors + s.non2xx} | ${mb(rss)} |`,
+        `| ${variant.name} | ${s.requestsPerSecond.toFixed(0)} | ${(s.requestsPerSecond / fastifyRate).toFixed(2)} | ${(s.requestsPerSecond / bareRate).toFixed(2)} | ${s.p50Ms.toFixed(2)} | ${s.p99Ms.toFixed(2)} | ${s.errors + s.non2xx} | ${mb(rss)} |`,
       );
     }
     lines.push("");
   } finally {
     bare.stop();
+    fastify.stop();
   }
 }
 
