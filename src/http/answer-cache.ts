@@ -3,10 +3,15 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { CollectionVersion } from "../store/collection-version.js";
 import { VersionedLru } from "../store/versioned-lru.js";
 
-/** A serialised answer (text, or text already encoded as UTF-8) and its entity tag. */
+/** A serialised answer (text, or text already encoded as UTF-8) and its validators. */
 export interface CachedAnswer {
   body: string | Buffer;
   etag: string;
+  /**
+   * When the collection last changed as of the version the answer was made from (seconds): its
+   * `Last-Modified`. Undefined before the collection's first change (no `Last-Modified`).
+   */
+  updatedAtSeconds?: number | undefined;
 }
 
 /** What an answer cache has done and holds, for the metrics. */
@@ -87,7 +92,7 @@ export class AnswerCache {
     // (with its update time) and the request: every worker and replica on the database gives the
     // same answer the same tag, without hashing the whole body on every miss.
     const body = await produce(version);
-    const answer = { body, etag: `"${version}.${updatedAtSeconds ?? 0}.${digest}"` };
+    const answer = { body, etag: `"${version}.${updatedAtSeconds ?? 0}.${digest}"`, updatedAtSeconds };
     const characters = body.length + digest.length;
     if (characters <= this.maxCharacters / 8 && this.askedBefore(digest))
       this.answers.set(digest, answer, version, characters);
@@ -133,8 +138,9 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 }
 
 /**
- * Sends a kept answer with its ETag and `Cache-Control: no-cache` (clients revalidate), or 304 with
- * no body when the request's If-None-Match names the tag.
+ * Sends a kept answer with its ETag, `Cache-Control: no-cache` (clients revalidate) and
+ * `Last-Modified`, or 304 with no body when the request's If-None-Match names the tag, or else its
+ * If-Modified-Since is not older than the answer's data (`notModifiedSince`).
  */
 export function sendAnswer(
   req: FastifyRequest,
@@ -145,5 +151,30 @@ export function sendAnswer(
   reply.header("ETag", answer.etag);
   reply.header("Cache-Control", "no-cache");
   if (matchesIfNoneMatch(req.headers["if-none-match"], answer.etag)) return reply.code(304).send();
-  return reply.type(contentType).send(answer.body);
+  reply.type(contentType);
+  if (notModifiedSince(req, reply, answer.updatedAtSeconds)) return reply.code(304).send();
+  return reply.send(answer.body);
+}
+
+/** The last `Last-Modified` text written, by its time: every answer of a version has the same. */
+let lastModifiedText = { seconds: Number.NaN, text: "" };
+
+/**
+ * Sets `Last-Modified` to `updatedAtSeconds` (when the collection last changed, as of the version
+ * the answer is made from) and says whether the request's If-Modified-Since is not older, so that
+ * the answer should be a 304. Nothing is set before a collection's first change (undefined).
+ */
+export function notModifiedSince(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  updatedAtSeconds: number | undefined,
+): boolean {
+  if (updatedAtSeconds === undefined) return false;
+  if (lastModifiedText.seconds !== updatedAtSeconds)
+    lastModifiedText = { seconds: updatedAtSeconds, text: new Date(updatedAtSeconds * 1000).toUTCString() };
+  reply.header("Last-Modified", lastModifiedText.text);
+  const since = req.headers["if-modified-since"];
+  if (since === undefined) return false;
+  const sinceMillis = Date.parse(since);
+  return !Number.isNaN(sinceMillis) && updatedAtSeconds * 1000 <= sinceMillis;
 }

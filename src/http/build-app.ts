@@ -14,7 +14,7 @@ import type { Signup } from "../domain/signup-form.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import type { NoticeReader } from "../store/notice-reader.js";
-import { type CollectionFreshness, registerLastModified } from "./collection-freshness.js";
+import type { CollectionFreshness } from "./collection-freshness.js";
 import { registerComplaintRoutes } from "./complaint-routes.js";
 import { answerClientError, registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks } from "./gateway-hooks.js";
@@ -139,7 +139,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   registerHealthRoutes(app, deps.ready);
   registerOpenApiRoutes(app, deps.baseUrl);
-  registerLastModified(app, deps.freshness);
   registerComplaintRoutes(
     app,
     deps.complaints,

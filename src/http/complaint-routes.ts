@@ -59,11 +59,13 @@ export function registerComplaintRoutes(
       parametersToParse(queryPairs(req.url), isListParameterName, unknownParameters, reply),
       isPagingParameter,
     );
-    const query = parseComplaintQuery(pairs);
-    if (format !== "json") return exportComplaints(req, reply, query, format);
+    if (format !== "json") return exportComplaints(req, reply, parseComplaintQuery(pairs), format);
     const base = publicBaseUrl(req, baseUrl);
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
+    // Parsed only when no answer is kept: a kept answer's request (the same URL but its api_key)
+    // parsed, and parses, to the same query.
     const answer = await cache.answer(selfUrl, async () => {
+      const query = parseComplaintQuery(pairs);
       const page = await complaints.listRendered(query, `${base}${COMPLAINTS.path}`);
       const { count, bytes } = page.resources;
       return Buffer.concat([
@@ -143,7 +145,8 @@ export function registerComplaintRoutes(
       complaintEnvelope([complaint], 1, `${base}${COMPLAINTS.path}`, `${base}${withoutApiKey(req.url)}`),
     );
     // A stored complaint never changes, so its tag is its content's.
-    return send(req, reply, { body, etag: `"${hash("md5", body, "base64url")}"` });
+    const { updatedAtSeconds } = await complaints.version.current();
+    return send(req, reply, { body, etag: `"${hash("md5", body, "base64url")}"`, updatedAtSeconds });
   });
 }
 

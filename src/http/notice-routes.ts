@@ -11,7 +11,13 @@ import { noticeCsvHeader, noticeCsvText, noticeNdjsonText } from "../domain/noti
 import { isNoticeParameterName } from "../domain/notice-parameters.js";
 import { type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import type { NoticeListRequest, NoticeReader } from "../store/notice-reader.js";
-import { ANSWER_CACHE_CHARACTERS, AnswerCache, type AnswerCacheWatcher, sendAnswer } from "./answer-cache.js";
+import {
+  ANSWER_CACHE_CHARACTERS,
+  AnswerCache,
+  type AnswerCacheWatcher,
+  notModifiedSince,
+  sendAnswer,
+} from "./answer-cache.js";
 import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
 import { publicBaseUrl, selfUrlOf } from "./request-urls.js";
 import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
@@ -48,6 +54,10 @@ export function registerNoticeRoutes(
     req.jsonApiBase = base;
     return { base, ...selfUrlOf(req.url, base) };
   };
+
+  /** `Last-Modified` on a record's answer, and whether it is a 304 (see `notModifiedSince`). */
+  const notModified = async (req: FastifyRequest, reply: FastifyReply) =>
+    notModifiedSince(req, reply, (await notices.version.current()).updatedAtSeconds);
 
   /**
    * A list request's parameters checked (unknown ones, the export format) for the reader, or the
@@ -136,6 +146,7 @@ export function registerNoticeRoutes(
     const query = parseNoticeQuery(fieldPairs);
     const notice = await find(notices, req.params.id, revision);
     reply.type(NOTICES.contentType);
+    if (await notModified(req, reply)) return reply.code(304).send();
     return noticeDocument([notice], 1, {
       collectionUrl: `${base}${NOTICES.path}`,
       path,
@@ -153,6 +164,7 @@ export function registerNoticeRoutes(
     if (fieldPairs.length > 0) throw notForOneRecord(fieldPairs[0]![0]);
     await find(notices, req.params.id, revision);
     reply.type(NOTICES.contentType);
+    if (await notModified(req, reply)) return reply.code(304).send();
     return {
       jsonapi: JSONAPI_MEMBER,
       data: null,

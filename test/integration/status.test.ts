@@ -117,6 +117,19 @@ for (const dialect of DIALECTS) {
       assert.equal(older.status, 200);
       assert.equal(older.json().data.length, 2);
 
+      // Both validators name the same version: the update time inside the tag is Last-Modified's.
+      const tagged = await server.get("/v0/dnc-complaints?state=Ohio", { "X-Api-Key": key });
+      assert.equal(tagged.status, 200);
+      const taggedSeconds = Number(/^"\d+\.(\d+)\./.exec(String(tagged.headers.etag))?.[1]);
+      assert.equal(Date.parse(String(tagged.headers["last-modified"])) / 1000, taggedSeconds);
+      const unmatchedTag = await server.get("/v0/dnc-complaints?state=Ohio", {
+        "X-Api-Key": key,
+        "If-None-Match": '"another"',
+        "If-Modified-Since": lastModified,
+      });
+      assert.equal(unmatchedTag.status, 304, "an If-Modified-Since not older still answers 304");
+      assert.equal(unmatchedTag.headers["last-modified"], lastModified);
+
       const bad = await server.get("/v0/dnc-complaints?items_per_page=500", {
         "X-Api-Key": key,
         "If-Modified-Since": lastModified,
