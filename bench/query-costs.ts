@@ -107,6 +107,8 @@ const combinations = [
   "state=California&created_date_from=2025-03-01 08:30:00&created_date_to=2025-09-30 17:45:10",
   "state=California&city=Los Angeles",
   "state=Texas&city=Houston&created_date_from=2025-01-01&created_date_to=2025-12-31",
+  "city=Houston",
+  "city=Springfield&created_date_from=2025-03-01&created_date_to=2025-09-30",
   "area_code=213",
   "area_code=213&created_date_from=2025-03-01&created_date_to=2025-09-30",
   "is_robocall=true",

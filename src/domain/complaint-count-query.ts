@@ -81,7 +81,7 @@ export function parseComplaintCountQuery(
   const values = readComplaintParameters(params, COMPLAINT_COUNT_PARAMETERS);
   const by = parseCountBy(values.get("by"), COMPLAINT_COUNT_FIELDS, 2);
   const filters: ComplaintCountFilters = {};
-  readComplaintFilters(values, filters, "any");
+  readComplaintFilters(values, filters);
   const options = parseCountOptions({
     minCount: values.get("min_count"),
     limit: values.get("limit"),

@@ -69,27 +69,16 @@ export function parseComplaintQuery(params: ReadonlyArray<readonly [string, stri
   // `format` is the route's (an export), read before this; the refusal names it all the same.
   const values = readComplaintParameters(params, COMPLAINT_PARAMETERS, ["format"]);
   const query: ComplaintQuery = { order: "DESC", limit: MAX_ITEMS_PER_PAGE, offset: 0 };
-  readComplaintFilters(values, query, "any");
+  readComplaintFilters(values, query);
   readOrderAndPage(values, query);
   return query;
 }
 
 /**
- * How filters may combine: `list` as the complaint list (and the live service) takes them (`city`
- * only with `state`, at most one of `state`, `area_code` and `is_robocall`); `any` in any
- * AND-combination, `city` alone matching that city in every state.
- */
-export type FilterCombinations = "list" | "any";
-
-/**
  * Reads the complaint list's filters from parameters read by `readComplaintParameters` into
  * `filters`, with the list's value syntax; throws the list's 400s.
  */
-export function readComplaintFilters(
-  values: ReadonlyMap<string, string>,
-  filters: ComplaintFilters,
-  combinations: FilterCombinations,
-): void {
+export function readComplaintFilters(values: ReadonlyMap<string, string>, filters: ComplaintFilters): void {
   const created = intersect(
     dayParameter(values, "created_date"),
     rangeParameters(values, "created_date_from", "created_date_to"),
@@ -100,7 +89,7 @@ export function readComplaintFilters(
     rangeParameters(values, "violation_date_from", "violation_date_to"),
   );
   if (violation) filters.violation = violation;
-  readPlaceFilters(values, filters, combinations);
+  readPlaceFilters(values, filters);
   readCallerFilters(values, filters);
 }
 
@@ -141,26 +130,12 @@ export function readComplaintParameters(
   return values;
 }
 
-/** `state` (with `city`), `area_code` and `is_robocall`, of which one at most for the list. */
-function readPlaceFilters(
-  values: ReadonlyMap<string, string>,
-  query: ComplaintFilters,
-  combinations: FilterCombinations,
-): void {
+/** `state`, `city` (in every state without `state`), `area_code` and `is_robocall`, in any combination. */
+function readPlaceFilters(values: ReadonlyMap<string, string>, query: ComplaintFilters): void {
   const state = values.get("state");
   const city = values.get("city");
   const areaCode = values.get("area_code");
   const robocall = values.get("is_robocall");
-  if (combinations === "list" && city !== undefined && state === undefined) {
-    throw invalid("city", "The parameter 'city' must be used together with 'state' (a full state name).");
-  }
-  const exclusive = (["state", "area_code", "is_robocall"] as const).filter((name) => values.has(name));
-  if (combinations === "list" && exclusive.length > 1) {
-    throw invalid(
-      exclusive[1]!,
-      `Only one of 'state', 'area_code' and 'is_robocall' may be given; this request has ${exclusive.map((name) => `'${name}'`).join(" and ")}.`,
-    );
-  }
   if (state !== undefined) query.state = matchKey(state);
   if (city !== undefined) query.city = matchKey(city);
   if (areaCode !== undefined) {

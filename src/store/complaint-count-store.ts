@@ -392,6 +392,7 @@ function dayDimension(filters: ComplaintCountFilters, others: string[]): DayDime
   if (only === "state") return { name: "state", value: filters.state!, hourly: true };
   if (only === "state,city")
     return { name: "city", value: `${filters.state}\u001f${filters.city}`, hourly: false };
+  if (only === "city") return { name: "any_city", value: filters.city!, hourly: false };
   if (only === "areaCode") return { name: "area", value: filters.areaCode!, hourly: false };
   if (only === "robocall") return { name: "robocall", value: filters.robocall!, hourly: true };
   return undefined;
@@ -409,6 +410,8 @@ function withDimension<O>(
       const [state, city] = dimension.value.split("\u001f");
       return select.where("state_key", "=", state!).where("city_key", "=", city!);
     }
+    case "any_city":
+      return select.where("city_key", "=", dimension.value);
     case "area":
       return select.where("area_code", "=", dimension.value);
     case "robocall":

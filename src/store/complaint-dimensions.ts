@@ -6,7 +6,8 @@ import type { StoredComplaintQuery } from "./complaint-filters.js";
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
  * them, one state, one city, ...), counted per day of `created_at` (or of `violation_at`). The
  * `shown_` dimensions and `subject` count by the value exactly as stored, for the counts endpoint's
- * groups (the `state` and `city` dimensions count by match key, for filters); `shown_area` is
+ * groups (the `state`, `city` and `any_city`, a city in every state, dimensions count by match key,
+ * for filters); `shown_area` is
  * counted per hour only (per day, `area` counts the same).
  */
 export interface Dimension {
@@ -14,6 +15,7 @@ export interface Dimension {
     | "all"
     | "state"
     | "city"
+    | "any_city"
     | "area"
     | "robocall"
     | "violation"
@@ -47,6 +49,7 @@ export class DimensionTally {
     all: new Map(),
     state: new Map(),
     city: new Map(),
+    any_city: new Map(),
     area: new Map(),
     robocall: new Map(),
     violation: new Map(),
@@ -65,6 +68,7 @@ export class DimensionTally {
     if (!only || only.has("all")) this.bump(this.tallies.all, "", bucket);
     if (!only || only.has("state")) this.bump(this.tallies.state, stateKey, bucket);
     if (!only || only.has("city")) this.bump(this.tallies.city, `${stateKey}${SEPARATOR}${cityKey}`, bucket);
+    if (!only || only.has("any_city")) this.bump(this.tallies.any_city, cityKey, bucket);
     if (!only || only.has("area")) this.bump(this.tallies.area, complaint.areaCode, bucket);
     if (!only || only.has("robocall")) this.bump(this.tallies.robocall, complaint.robocall, bucket);
     if (!only || only.has("violation"))
@@ -120,18 +124,20 @@ export function dimensionFor(query: StoredComplaintQuery): Dimension | null {
       query.violation === undefined;
     return alone ? { name: "subject", value: query.subjects![0]!, column: "created_at" } : null;
   }
-  // A combination of place filters, or a city in every state, is counted on rows.
+  // A combination of place filters is counted on rows; a city without a state is one place filter.
   const places =
-    (query.state !== undefined ? 1 : 0) + (query.areaCode !== undefined ? 1 : 0) + (query.robocall ? 1 : 0);
-  if (places > 1 || (query.city !== undefined && query.state === undefined)) return null;
+    (query.state !== undefined || query.city !== undefined ? 1 : 0) +
+    (query.areaCode !== undefined ? 1 : 0) +
+    (query.robocall ? 1 : 0);
+  if (places > 1) return null;
   if (query.violation) {
-    const alone =
-      !query.created && query.state === undefined && query.areaCode === undefined && !query.robocall;
+    const alone = !query.created && places === 0;
     return alone ? { name: "violation", value: "", column: "violation_at" } : null;
   }
   if (query.city !== undefined && query.state !== undefined) {
     return { name: "city", value: `${query.state}${SEPARATOR}${query.city}`, column: "created_at" };
   }
+  if (query.city !== undefined) return { name: "any_city", value: query.city, column: "created_at" };
   if (query.state !== undefined) return { name: "state", value: query.state, column: "created_at" };
   if (query.areaCode !== undefined) return { name: "area", value: query.areaCode, column: "created_at" };
   if (query.robocall !== undefined) return { name: "robocall", value: query.robocall, column: "created_at" };
@@ -162,6 +168,7 @@ export const DAILY_DIMENSIONS: ReadonlySet<Dimension["name"]> = new Set([
   "all",
   "state",
   "city",
+  "any_city",
   "area",
   "robocall",
   "violation",

@@ -73,8 +73,8 @@ export function violationDay(query: StoredComplaintQuery): number | undefined {
 
 /**
  * The columns a query fixes by equality, in the order of the index that serves it: the most
- * selective filter's (the caller's number, the state and city, the area code, the subject, the
- * robocall flag). A subject with several stored spellings fixes no column (its rows are the union of
+ * selective filter's (the caller's number, the state and city, a city in every state, the area
+ * code, the subject, the robocall flag). A subject with several stored spellings fixes no column (its rows are the union of
  * several ranges of its index, not one range in created order).
  */
 export function equalityColumns(
@@ -82,6 +82,7 @@ export function equalityColumns(
 ): Array<"phone" | "state_key" | "city_key" | "area_code" | "subject" | "robocall"> {
   if (query.phone !== undefined) return ["phone"];
   if (query.state !== undefined) return query.city !== undefined ? ["state_key", "city_key"] : ["state_key"];
+  if (query.city !== undefined) return ["city_key"];
   if (query.areaCode !== undefined) return ["area_code"];
   if (query.subjects?.length === 1) return ["subject"];
   if (query.robocall !== undefined) return ["robocall"];

@@ -2,12 +2,14 @@ import type { SchemaModule } from "kysely";
 
 /**
  * The secondary indexes of `complaints`: one per filter, each ending in the API's order
- * (created_at, id), plus the violation time (`complaints_subject`: migration 013). The primary key and the unique id index
+ * (created_at, id) (`complaints_subject`: migration 013; `complaints_any_city`, a city in every
+ * state: migration 014), plus the violation time. The primary key and the unique id index
  * (`complaints_id`, below) are not listed.
  */
 export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
   complaints_state: ["state_key", "created_at", "id"],
   complaints_city: ["state_key", "city_key", "created_at", "id"],
+  complaints_any_city: ["city_key", "created_at", "id"],
   complaints_area: ["area_code", "created_at", "id"],
   complaints_robocall: ["robocall", "created_at", "id"],
   complaints_phone: ["phone", "created_at", "id"],

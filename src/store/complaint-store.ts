@@ -428,6 +428,9 @@ function queryOf(dimension: Dimension): StoredComplaintQuery {
       query.city = city;
       break;
     }
+    case "any_city":
+      query.city = dimension.value;
+      break;
     case "area":
       query.areaCode = dimension.value;
       break;

@@ -13,6 +13,7 @@ import { dropNoticeVersion } from "./migrations/010-drop-notice-version.js";
 import { violationDayIndex } from "./migrations/011-violation-day-index.js";
 import { countGroups } from "./migrations/012-count-groups.js";
 import { subjectIndex } from "./migrations/013-subject-index.js";
+import { anyCity } from "./migrations/014-any-city.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["011-violation-day-index", violationDayIndex],
   ["012-count-groups", countGroups],
   ["013-subject-index", subjectIndex],
+  ["014-any-city", anyCity],
 ];
 
 /** The migrations for the database's dialect, by name. */

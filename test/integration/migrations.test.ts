@@ -35,6 +35,7 @@ const MIGRATION_NAMES = [
   "011-violation-day-index",
   "012-count-groups",
   "013-subject-index",
+  "014-any-city",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -43,6 +44,7 @@ const SQLITE_SCHEMA = [
   `index complaint_counts_by_day on complaint_counts: CREATE INDEX "complaint_counts_by_day" on "complaint_counts" ("dimension", "day", "value", "count")`,
   `index complaint_hour_counts_by_hour on complaint_hour_counts: CREATE INDEX "complaint_hour_counts_by_hour" on "complaint_hour_counts" ("dimension", "hour", "value", "count")`,
   `index complaint_phone_totals_by_count on complaint_phone_totals: CREATE INDEX "complaint_phone_totals_by_count" on "complaint_phone_totals" ("count", "newest_at", "phone")`,
+  `index complaints_any_city on complaints: CREATE INDEX "complaints_any_city" on "complaints" ("city_key", "created_at", "id")`,
   `index complaints_area on complaints: CREATE INDEX "complaints_area" on "complaints" ("area_code", "created_at", "id")`,
   `index complaints_city on complaints: CREATE INDEX "complaints_city" on "complaints" ("state_key", "city_key", "created_at", "id")`,
   `index complaints_id on complaints: CREATE UNIQUE INDEX "complaints_id" on "complaints" ("id")`,
@@ -115,6 +117,7 @@ const POSTGRES_SCHEMA = [
   `index complaint_hour_counts_pk: CREATE UNIQUE INDEX complaint_hour_counts_pk ON public.complaint_hour_counts USING btree (dimension, value, hour)`,
   `index complaint_phone_totals_by_count: CREATE INDEX complaint_phone_totals_by_count ON public.complaint_phone_totals USING btree (count, newest_at, phone)`,
   `index complaint_phone_totals_pkey: CREATE UNIQUE INDEX complaint_phone_totals_pkey ON public.complaint_phone_totals USING btree (phone)`,
+  `index complaints_any_city: CREATE INDEX complaints_any_city ON public.complaints USING btree (city_key, created_at, id)`,
   `index complaints_area: CREATE INDEX complaints_area ON public.complaints USING btree (area_code, created_at, id)`,
   `index complaints_city: CREATE INDEX complaints_city ON public.complaints USING btree (state_key, city_key, created_at, id)`,
   `index complaints_id: CREATE UNIQUE INDEX complaints_id ON public.complaints USING btree (id)`,

@@ -102,6 +102,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         select 'all' as dimension, '' as value, ${day("created_at")} as day from added
         union all select 'state', state_key, ${day("created_at")} from added
         union all select 'city', state_key || chr(31) || city_key, ${day("created_at")} from added
+        union all select 'any_city', city_key, ${day("created_at")} from added
         union all select 'area', area_code, ${day("created_at")} from added
         union all select 'robocall', robocall, ${day("created_at")} from added
         union all select 'violation', '', ${day("violation_at")} from added
