@@ -7,6 +7,7 @@ import type { CountResult } from "../domain/count-options.js";
 import { formatDateTime } from "../domain/date-time.js";
 import type { RenderedRows } from "../domain/row-rendering.js";
 import { CollectionVersion } from "./collection-version.js";
+import { CombinationCounts } from "./combination-counts.js";
 import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
@@ -20,7 +21,7 @@ import {
   violationDay,
 } from "./complaint-filters.js";
 import type { Database } from "./database.js";
-import { DimensionCounts } from "./dimension-counts.js";
+import { type CountSeries, DimensionCounts } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
 import { SubjectSpellings } from "./subject-spellings.js";
 
@@ -54,6 +55,7 @@ interface BucketCount {
 export class ComplaintStore {
   readonly collection = COMPLAINTS;
   private readonly counts: DimensionCounts;
+  private readonly combinations: CombinationCounts;
   private readonly groups: ComplaintCountStore;
   private readonly subjects: SubjectSpellings;
 
@@ -63,6 +65,7 @@ export class ComplaintStore {
     readonly version: CollectionVersion = new CollectionVersion(database, COMPLAINTS),
   ) {
     this.counts = new DimensionCounts(database, version);
+    this.combinations = new CombinationCounts(database, version);
     this.subjects = new SubjectSpellings(database, version);
     this.groups = new ComplaintCountStore(
       database,
@@ -137,6 +140,12 @@ export class ComplaintStore {
     let created = query.created;
     if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
       const start = await this.locateOffset(dimension, query.created, order, offset);
+      if (start) {
+        offset = start.offsetWithinBucket;
+        created = start.range;
+      }
+    } else if (offset > 0 && countsCombination(query, dimension)) {
+      const start = locateInCombination(await this.combinations.of(query), query.created, order, offset);
       if (start) {
         offset = start.offsetWithinBucket;
         created = start.range;
@@ -235,6 +244,10 @@ export class ComplaintStore {
 
   /** `total` of a resolved query, from its dimension's counts when it has one. */
   private async totalOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<number> {
+    if (countsCombination(query, dimension)) {
+      const series = await this.combinations.of(query);
+      return series.sumOf(0, series.length);
+    }
     if (!dimension) return this.countRows(query, query.created);
     const range = dimension.column === "created_at" ? query.created : query.violation;
     const series = await this.counts.of(dimension);
@@ -413,6 +426,42 @@ export class ComplaintStore {
       .executeTakeFirst();
     return Number(row?.count ?? 0);
   }
+}
+
+/**
+ * Whether a query's matches are counted per hour as a combination (`CombinationCounts`): no
+ * dimension counts them, and no caller's number narrows them to a few rows already.
+ */
+function countsCombination(query: StoredComplaintQuery, dimension: Dimension | null): boolean {
+  return dimension === null && query.phone === undefined;
+}
+
+/**
+ * The hour of a combination's counts that holds the `offset`-th match in the given order, as the
+ * created range narrowed to end (DESC) or start (ASC) with that hour, and the offset within it.
+ */
+function locateInCombination(
+  series: CountSeries,
+  range: TimeRange | undefined,
+  order: "ASC" | "DESC",
+  offset: number,
+): { range: TimeRange; offsetWithinBucket: number } | undefined {
+  const index =
+    order === "DESC"
+      ? series.descendingIndexOf(0, series.length, offset)
+      : series.ascendingIndexOf(0, series.length, offset);
+  if (index < 0) return undefined;
+  const from = series.buckets[index]! * series.bucketSeconds;
+  const to = from + series.bucketSeconds - 1;
+  const skipped = order === "DESC" ? series.sumOf(index + 1, series.length) : series.sumOf(0, index);
+  const whole = { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: range?.to ?? Number.MAX_SAFE_INTEGER };
+  return {
+    range:
+      order === "DESC"
+        ? { from: whole.from, to: Math.min(to, whole.to) }
+        : { from: Math.max(from, whole.from), to: whole.to },
+    offsetWithinBucket: offset - skipped,
+  };
 }
 
 /** The filters that select exactly a dimension's complaints, to count its partial days on rows. */

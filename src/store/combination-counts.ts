@@ -1,0 +1,83 @@
+import { sql } from "kysely";
+import { SECONDS_PER_HOUR } from "../domain/time.js";
+import type { CollectionVersion } from "./collection-version.js";
+import { filterComplaints, type StoredComplaintQuery } from "./complaint-filters.js";
+import type { Database } from "./database.js";
+import { CountSeries } from "./dimension-counts.js";
+import { VersionedLru } from "./versioned-lru.js";
+
+/** Hours since the epoch of `created_at`, rounded down also before 1970 (both engines' `/` truncate). */
+const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) % 3600) / 3600`;
+
+/**
+ * The matches per hour of a query whose filters no dimension counts (two place filters, a subject
+ * with another filter, a violation range with another filter, ...), within its created range:
+ * counted on rows once, by one grouped statement on the most selective filter's index, and kept in
+ * memory for the collection's version. Every further page of the same filters and range (a client
+ * walking its offsets) then takes its total and the hour that holds its offset from memory, and
+ * skips rows only within that hour, instead of counting and skipping on rows again.
+ */
+export class CombinationCounts {
+  private readonly series: VersionedLru<CountSeries>;
+  private readonly loading = new Map<string, Promise<CountSeries>>();
+
+  /** `maxBuckets`: hours kept over all combinations; the least recently used go first. */
+  constructor(
+    private readonly database: Database,
+    private readonly version: CollectionVersion,
+    maxBuckets = 1_000_000,
+  ) {
+    this.series = new VersionedLru(maxBuckets);
+  }
+
+  /** The query's matches per hour of creation, ascending (the first and last hours cut by its range). */
+  async of(query: StoredComplaintQuery): Promise<CountSeries> {
+    const { version } = await this.version.current();
+    const key = JSON.stringify([
+      query.state,
+      query.city,
+      query.areaCode,
+      query.robocall,
+      query.phone,
+      query.subjects,
+      query.violation?.from,
+      query.violation?.to,
+      query.created?.from,
+      query.created?.to,
+    ]);
+    const known = this.series.get(key, version);
+    if (known) return known;
+    const loadingKey = `${version}\u0000${key}`;
+    let pending = this.loading.get(loadingKey);
+    if (!pending) {
+      pending = this.load(query)
+        .then((loaded) => {
+          this.series.set(key, loaded, version, Math.max(1, loaded.length));
+          return loaded;
+        })
+        .finally(() => this.loading.delete(loadingKey));
+      this.loading.set(loadingKey, pending);
+    }
+    return pending;
+  }
+
+  private async load(query: StoredComplaintQuery): Promise<CountSeries> {
+    const rows = await filterComplaints(
+      this.database.db
+        .selectFrom("complaints")
+        .select((eb) => [HOUR_OF_CREATED.as("bucket"), eb.fn.countAll<number>().as("count")]),
+      query,
+      query.created,
+    )
+      .groupBy(HOUR_OF_CREATED)
+      .orderBy("bucket", "asc")
+      .execute();
+    const buckets = new Int32Array(rows.length);
+    const before = new Float64Array(rows.length + 1);
+    rows.forEach((row, index) => {
+      buckets[index] = Number(row.bucket);
+      before[index + 1] = before[index]! + Number(row.count);
+    });
+    return new CountSeries(SECONDS_PER_HOUR, buckets, before);
+  }
+}

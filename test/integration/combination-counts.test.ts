@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { before, describe, it } from "node:test";
+import { sql } from "kysely";
+import { openDatabase } from "../../src/store/open-database.js";
+import { createKeyWithCli, runCli } from "../support/cli.js";
+import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
+
+/** The ids of the complaints of `state_key` with `robocall`, newest first, read here from the rows. */
+async function expectedIds(location: string, stateKey: string, robocall: string): Promise<string[]> {
+  const database = openDatabase(location);
+  try {
+    const rows = await database.db
+      .selectFrom("complaints")
+      .select("id")
+      .where("state_key", "=", stateKey)
+      .where("robocall", "=", robocall)
+      .orderBy("created_at", "desc")
+      .orderBy("id", "desc")
+      .execute();
+    return rows.map((row) => row.id);
+  } finally {
+    await database.close();
+  }
+}
+
+/** The state with the most complaints, by match key and as stored. */
+async function busiestState(location: string): Promise<{ key: string; name: string }> {
+  const database = openDatabase(location);
+  try {
+    const row = await database.db
+      .selectFrom("complaints")
+      .select(["state_key", "state", sql<number>`count(*)`.as("count")])
+      .groupBy(["state_key", "state"])
+      .orderBy("count", "desc")
+      .orderBy("state_key")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    return { key: row.state_key, name: row.state };
+  } finally {
+    await database.close();
+  }
+}
+
+for (const dialect of DIALECTS) {
+  describe(`a combination of filters walked by offset (${dialect})`, () => {
+    let db: string;
+    let files: string[];
+    let key: string;
+    let server: TestServer;
+
+    before(async () => {
+      const directory = await makeTempDirectory();
+      db = await freshDatabase(dialect);
+      files = [];
+      for (const seed of ["7", "8"]) {
+        const file = join(directory, `dnc-${seed}.csv`);
+        const generated = await runCli(
+          ["generate", "dnc", "--rows", "4000", "--days", "3", "--seed", seed, "--end", "2024-05-10"].concat([
+            "--out",
+            file,
+          ]),
+        );
+        assert.equal(generated.code, 0, generated.stderr);
+        files.push(file);
+      }
+      const imported = await runCli(["import", "dnc", "--db", db, "--quiet", files[0]!]);
+      assert.equal(imported.code, 0, imported.stderr);
+      key = await createKeyWithCli(db);
+    });
+
+    it("pages exactly at every offset, in both orders, and follows an import in another process", async () => {
+      server = await startTestServer({ db });
+      try {
+        const state = await busiestState(db);
+        const path = (offset: number, order = "DESC") =>
+          `/v0/dnc-complaints?state=${encodeURIComponent(state.name)}&is_robocall=true&items_per_page=7&sort_order=${order}&offset=${offset}`;
+        const check = async (ids: string[]) => {
+          for (const offset of [
+            0,
+            1,
+            13,
+            Math.floor(ids.length / 3),
+            Math.floor(ids.length / 2),
+            ids.length - 8,
+          ]) {
+            for (const order of ["DESC", "ASC"]) {
+              const res = await server.get(path(offset, order), { "X-Api-Key": key });
+              assert.equal(res.status, 200, res.body);
+              const body = res.json();
+              assert.equal(body.meta["record-total"], ids.length);
+              const inOrder = order === "DESC" ? ids : [...ids].reverse();
+              assert.deepEqual(
+                body.data.map((record: { id: string }) => record.id),
+                inOrder.slice(offset, offset + 7),
+                `${order} offset ${offset}`,
+              );
+            }
+          }
+        };
+        const before = await expectedIds(db, state.key, "Y");
+        assert.ok(before.length > 100, `${before.length} matches`);
+        await check(before);
+
+        const imported = await runCli(["import", "dnc", "--db", db, "--quiet", files[1]!]);
+        assert.equal(imported.code, 0, imported.stderr);
+        const after = await expectedIds(db, state.key, "Y");
+        assert.ok(after.length > before.length);
+        // Another process's commit is seen within the dialect's poll interval (a second at most).
+        const deadline = Date.now() + 3_000;
+        while (Date.now() < deadline) {
+          const res = await server.get(path(13), { "X-Api-Key": key });
+          if (res.json().meta["record-total"] === after.length) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await check(after);
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+}
