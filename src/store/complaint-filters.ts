@@ -25,6 +25,45 @@ export interface StoredComplaintQuery extends ComplaintQuery {
   subjects?: readonly string[];
 }
 
+/** A column a filter fixes by equality, leading the index that serves that filter. */
+export type EqualityColumn = "phone" | "state_key" | "city_key" | "area_code" | "subject" | "robocall";
+
+/**
+ * The single filters a combination holds, each as the columns leading the index that serves it
+ * alone and the query of that filter alone (with the combination's created range): the candidates
+ * for the index a combination is walked on. A subject with several stored spellings is none.
+ */
+export function singleFilters(
+  query: StoredComplaintQuery,
+): Array<{ columns: EqualityColumn[]; alone: StoredComplaintQuery }> {
+  const base: StoredComplaintQuery = {
+    order: "DESC",
+    limit: 0,
+    offset: 0,
+    ...(query.created ? { created: query.created } : {}),
+  };
+  const candidates: Array<{ columns: EqualityColumn[]; alone: StoredComplaintQuery }> = [];
+  if (query.state !== undefined && query.city !== undefined)
+    candidates.push({
+      columns: ["state_key", "city_key"],
+      alone: { ...base, state: query.state, city: query.city },
+    });
+  else if (query.state !== undefined)
+    candidates.push({ columns: ["state_key"], alone: { ...base, state: query.state } });
+  else if (query.city !== undefined)
+    candidates.push({ columns: ["city_key"], alone: { ...base, city: query.city } });
+  if (query.areaCode !== undefined)
+    candidates.push({ columns: ["area_code"], alone: { ...base, areaCode: query.areaCode } });
+  if (query.subject !== undefined && query.subjects?.length === 1)
+    candidates.push({
+      columns: ["subject"],
+      alone: { ...base, subject: query.subject, subjects: query.subjects },
+    });
+  if (query.robocall !== undefined)
+    candidates.push({ columns: ["robocall"], alone: { ...base, robocall: query.robocall } });
+  return candidates;
+}
+
 /**
  * Applies a complaint query's filters to a select, as pages and exports apply them. A `subject`
  * filter must come resolved (`subjects`); it throws otherwise, rather than match every subject. With `violationByScan`, the violation bounds are written so that
@@ -77,9 +116,7 @@ export function violationDay(query: StoredComplaintQuery): number | undefined {
  * code, the subject, the robocall flag). A subject with several stored spellings fixes no column (its rows are the union of
  * several ranges of its index, not one range in created order).
  */
-export function equalityColumns(
-  query: StoredComplaintQuery,
-): Array<"phone" | "state_key" | "city_key" | "area_code" | "subject" | "robocall"> {
+export function equalityColumns(query: StoredComplaintQuery): EqualityColumn[] {
   if (query.phone !== undefined) return ["phone"];
   if (query.state !== undefined) return query.city !== undefined ? ["state_key", "city_key"] : ["state_key"];
   if (query.city !== undefined) return ["city_key"];

@@ -17,6 +17,15 @@ export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
   complaints_violation: ["violation_at"],
 };
 
+/**
+ * The secondary index whose columns are `leading` then (created_at, id): the one a page of those
+ * equality filters is read from in the API's order.
+ */
+export function indexLedBy(leading: readonly string[]): string | undefined {
+  const wanted = [...leading, "created_at", "id"].join(",");
+  return Object.entries(SECONDARY_INDEXES).find(([, columns]) => columns.join(",") === wanted)?.[0];
+}
+
 /** `create index` statements for the secondary indexes, compiled for the database's dialect. */
 export function createSecondaryIndexStatements(db: { schema: SchemaModule }): string[] {
   return Object.entries(SECONDARY_INDEXES).map(

@@ -11,9 +11,12 @@ import { CombinationCounts } from "./combination-counts.js";
 import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
+import { indexLedBy } from "./complaint-indexes.js";
 import {
   COMPLAINT_COLUMNS,
+  type EqualityColumn,
   equalityColumns,
+  singleFilters,
   filterComplaints,
   isEmptyRange,
   type StoredComplaintQuery,
@@ -122,7 +125,8 @@ export class ComplaintStore {
     const query = await this.resolved(wanted);
     if (query === null) return { total: 0, reversed: false };
     const dimension = dimensionFor(query);
-    const total = await this.totalOf(query, dimension);
+    const walk = await this.walkOf(query, dimension);
+    const total = await this.totalOf(query, dimension, walk);
     if (query.offset >= total) return { total, reversed: false };
 
     // Near the end, read backwards from the other end instead.
@@ -145,7 +149,12 @@ export class ComplaintStore {
         created = start.range;
       }
     } else if (offset > 0 && countsCombination(query, dimension)) {
-      const start = locateInCombination(await this.combinations.of(query), query.created, order, offset);
+      const start = locateInCombination(
+        await this.combinations.of(query, indexLedBy(walk)),
+        query.created,
+        order,
+        offset,
+      );
       if (start) {
         offset = start.offsetWithinBucket;
         created = start.range;
@@ -176,7 +185,7 @@ export class ComplaintStore {
             );
       // Ordering by the filter's equality columns first changes nothing in the result but names the
       // filter's index as the one that yields the order, so no planner prefers scanning another.
-      for (const column of equalityColumns(query)) ordered = ordered.orderBy(column, direction);
+      for (const column of walk) ordered = ordered.orderBy(column, direction);
       return ordered
         .orderBy(rareViolation ? sql`created_at + 0` : sql.ref("created_at"), direction)
         .orderBy("id", direction)
@@ -242,10 +251,35 @@ export class ComplaintStore {
     return query === null ? 0 : this.totalOf(query, dimensionFor(query));
   }
 
-  /** `total` of a resolved query, from its dimension's counts when it has one. */
-  private async totalOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<number> {
+  /**
+   * The columns leading the index a query is paged (and a combination counted) on: for a
+   * combination, those of its single filter with the fewest complaints in its created range (from
+   * that filter's counts, in memory), so that the fewest index entries, and the fewest rows tested
+   * for the other filters, are read; else the fixed order of `equalityColumns`.
+   */
+  private async walkOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<EqualityColumn[]> {
+    const candidates = countsCombination(query, dimension) ? singleFilters(query) : [];
+    if (candidates.length < 2) return equalityColumns(query);
+    let walk = equalityColumns(query);
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const { columns, alone } of candidates) {
+      const count = await this.totalOf(alone, dimensionFor(alone));
+      if (count < fewest) {
+        fewest = count;
+        walk = columns;
+      }
+    }
+    return walk;
+  }
+
+  /** `total` of a resolved query, from its dimension's counts when it has one (`walk`: see `walkOf`). */
+  private async totalOf(
+    query: StoredComplaintQuery,
+    dimension: Dimension | null,
+    walk: readonly EqualityColumn[] = equalityColumns(query),
+  ): Promise<number> {
     if (countsCombination(query, dimension)) {
-      const series = await this.combinations.of(query);
+      const series = await this.combinations.of(query, indexLedBy(walk));
       return series.sumOf(0, series.length);
     }
     if (!dimension) return this.countRows(query, query.created);
