@@ -19,7 +19,6 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
  */
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
-  private readonly loading = new Map<string, Promise<CountSeries>>();
 
   /** `maxBuckets`: hours kept over all combinations; the least recently used go first. */
   constructor(
@@ -49,20 +48,12 @@ export class CombinationCounts {
       query.created?.from,
       query.created?.to,
     ]);
-    const known = this.series.get(key, version);
-    if (known) return known;
-    const loadingKey = `${version}\u0000${key}`;
-    let pending = this.loading.get(loadingKey);
-    if (!pending) {
-      pending = this.load(query, walkIndex)
-        .then((loaded) => {
-          this.series.set(key, loaded, version, Math.max(1, loaded.length));
-          return loaded;
-        })
-        .finally(() => this.loading.delete(loadingKey));
-      this.loading.set(loadingKey, pending);
-    }
-    return pending;
+    return this.series.getOrLoad(
+      key,
+      version,
+      () => this.load(query, walkIndex),
+      (loaded) => Math.max(1, loaded.length),
+    );
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {

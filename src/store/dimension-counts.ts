@@ -90,7 +90,6 @@ export class CountSeries {
  */
 export class DimensionCounts {
   private readonly series: VersionedLru<CountSeries>;
-  private readonly loading = new Map<string, Promise<CountSeries>>();
 
   /** `maxBuckets`: buckets kept over all dimensions; the least recently used dimensions go first. */
   constructor(
@@ -104,21 +103,12 @@ export class DimensionCounts {
   /** The counts of `dimension`, ascending by bucket. */
   async of(dimension: Dimension): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const key = `${dimension.name}\u0000${dimension.value}`;
-    const known = this.series.get(key, version);
-    if (known) return known;
-    const loadingKey = `${version}\u0000${key}`;
-    let pending = this.loading.get(loadingKey);
-    if (!pending) {
-      pending = this.load(dimension)
-        .then((loaded) => {
-          this.series.set(key, loaded, version, Math.max(1, loaded.length));
-          return loaded;
-        })
-        .finally(() => this.loading.delete(loadingKey));
-      this.loading.set(loadingKey, pending);
-    }
-    return pending;
+    return this.series.getOrLoad(
+      `${dimension.name}\u0000${dimension.value}`,
+      version,
+      () => this.load(dimension),
+      (loaded) => Math.max(1, loaded.length),
+    );
   }
 
   private async load(dimension: Dimension): Promise<CountSeries> {

@@ -7,6 +7,8 @@
  */
 export class VersionedLru<Value> {
   private readonly entries = new Map<string, { value: Value; weight: number }>();
+  /** Loads under way, by version and key, so that concurrent misses share one (`getOrLoad`). */
+  private readonly loading = new Map<string, Promise<Value>>();
   private weight = 0;
   private version = Number.NEGATIVE_INFINITY;
 
@@ -32,6 +34,32 @@ export class VersionedLru<Value> {
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.value;
+  }
+
+  /**
+   * The value kept for `key` at `version`, else the one `load` gives (kept with `weightOf` its
+   * weight): callers that miss the same key at the same version while it loads share one load.
+   */
+  async getOrLoad(
+    key: string,
+    version: number,
+    load: () => Promise<Value>,
+    weightOf: (value: Value) => number,
+  ): Promise<Value> {
+    const known = this.get(key, version);
+    if (known !== undefined) return known;
+    const loadingKey = `${version}\u0000${key}`;
+    let pending = this.loading.get(loadingKey);
+    if (!pending) {
+      pending = load()
+        .then((loaded) => {
+          this.set(key, loaded, version, weightOf(loaded));
+          return loaded;
+        })
+        .finally(() => this.loading.delete(loadingKey));
+      this.loading.set(loadingKey, pending);
+    }
+    return pending;
   }
 
   /** Keeps `value` for `key` if it was computed at `version` and the map is still at it. */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
@@ -54,15 +55,12 @@ for (const dialect of DIALECTS) {
       const directory = await makeTempDirectory();
       db = await freshDatabase(dialect);
       files = [];
-      for (const seed of ["7", "8"]) {
+      for (const seed of [7, 8]) {
         const file = join(directory, `dnc-${seed}.csv`);
-        const generated = await runCli(
-          ["generate", "dnc", "--rows", "4000", "--days", "3", "--seed", seed, "--end", "2024-05-10"].concat([
-            "--out",
-            file,
-          ]),
+        await writeComplaintCsv(
+          { rows: 4000, days: 3, seed, endSeconds: Date.UTC(2024, 4, 10) / 1000 },
+          file,
         );
-        assert.equal(generated.code, 0, generated.stderr);
         files.push(file);
       }
       const imported = await runCli(["import", "dnc", "--db", db, "--quiet", files[0]!]);
