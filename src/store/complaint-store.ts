@@ -11,18 +11,18 @@ import { CombinationCounts } from "./combination-counts.js";
 import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
-import { indexLedBy } from "./complaint-indexes.js";
 import {
   COMPLAINT_COLUMNS,
   type EqualityColumn,
   equalityColumns,
-  singleFilters,
   filterComplaints,
   isEmptyRange,
   type StoredComplaintQuery,
+  singleFilters,
   splitRange,
   violationDay,
 } from "./complaint-filters.js";
+import { indexLedBy } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
 import { type CountSeries, DimensionCounts } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
