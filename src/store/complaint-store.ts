@@ -126,7 +126,7 @@ export class ComplaintStore {
     if (query === null) return { total: 0, reversed: false };
     const dimension = dimensionFor(query);
     const walk = await this.walkOf(query, dimension);
-    const total = await this.totalOf(query, dimension, walk);
+    const total = await this.totalOf(query, dimension);
     if (query.offset >= total) return { total, reversed: false };
 
     // Near the end, read backwards from the other end instead.
@@ -272,14 +272,13 @@ export class ComplaintStore {
     return walk;
   }
 
-  /** `total` of a resolved query, from its dimension's counts when it has one (`walk`: see `walkOf`). */
-  private async totalOf(
-    query: StoredComplaintQuery,
-    dimension: Dimension | null,
-    walk: readonly EqualityColumn[] = equalityColumns(query),
-  ): Promise<number> {
+  /**
+   * `total` of a resolved query, from its dimension's counts when it has one, else (a combination)
+   * from its hourly counts, counted on the index `walkOf` chooses.
+   */
+  private async totalOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<number> {
     if (countsCombination(query, dimension)) {
-      const series = await this.combinations.of(query, indexLedBy(walk));
+      const series = await this.combinations.of(query, indexLedBy(await this.walkOf(query, dimension)));
       return series.sumOf(0, series.length);
     }
     if (!dimension) return this.countRows(query, query.created);
