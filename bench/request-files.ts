@@ -10,7 +10,10 @@
  * The script uses only what the test harness offered at the filing of issue 12 (`startTestServer`,
  * `runCli`, `createKeyWithCli`), so that a copy of it runs in a worktree of that commit too.
  *
- * Usage: npx tsx bench/request-files.ts [--notices-on-loop]
+ * With `--all-on-loop` the server runs every read on the event loop (no SQLite read threads, no
+ * notice thread), as every server did at the filing, so that the count is the whole path.
+ *
+ * Usage: npx tsx bench/request-files.ts [--notices-on-loop | --all-on-loop]
  */
 import { Session } from "node:inspector/promises";
 import { join } from "node:path";
@@ -18,7 +21,12 @@ import { parseArgs } from "node:util";
 import { createKeyWithCli, REPO_ROOT, runCli } from "../test/support/cli.js";
 import { makeTempDirectory, startTestServer } from "../test/support/test-server.js";
 
-const { values } = parseArgs({ options: { "notices-on-loop": { type: "boolean", default: false } } });
+const { values } = parseArgs({
+  options: {
+    "notices-on-loop": { type: "boolean", default: false },
+    "all-on-loop": { type: "boolean", default: false },
+  },
+});
 
 const directory = await makeTempDirectory();
 const db = join(directory, "ftcapi.db");
@@ -33,10 +41,11 @@ for (const [collection, rows] of [
   if (imported.code !== 0) throw new Error(imported.stderr);
 }
 const key = await createKeyWithCli(db, "request-files@example.com", "--unlimited");
-// Servers of today's code take `noticeThread`; a server of the filing commit ignores it.
+// Servers of today's code take `noticeThread` and `readThreads`; a server of the filing commit ignores them.
 const server = await startTestServer({
   db,
-  ...(values["notices-on-loop"] ? ({ noticeThread: false } as object) : {}),
+  ...(values["notices-on-loop"] || values["all-on-loop"] ? ({ noticeThread: false } as object) : {}),
+  ...(values["all-on-loop"] ? ({ readThreads: "0" } as object) : {}),
 });
 
 const session = new Session();

@@ -95,7 +95,7 @@ export interface ServeConfig extends DatabaseConfig {
   readonly statementTimeoutMs: number;
   /**
    * SQLite: threads that run the selects of each process off its event loop, one of them kept for
-   * statements that outrun the quick lane's budget (store/sqlite/read-pool.ts); 0 runs them on the
+   * statements that outrun the quick lane's budget (store/sqlite/open-sqlite.ts); 0 runs them on the
    * event loop. Not used with PostgreSQL.
    */
   readonly readThreads: number;

@@ -58,6 +58,29 @@ export function exportFormatOf(values: readonly string[], accept: string | undef
   return accept === undefined ? "json" : formatOfAccept(accept);
 }
 
+/**
+ * The format a list request asks for (see `exportFormatOf`; `accept` is its Accept header, as
+ * given once or several times), and its query pairs without `format`. With csv or ndjson, a paging
+ * parameter (`isPaging`) is refused with 400 EXPORT_NOT_PAGED.
+ */
+export function exportRequestOf(
+  pairs: ReadonlyArray<readonly [string, string]>,
+  accept: string | readonly string[] | undefined,
+  isPaging: (name: string) => boolean,
+): { format: ExportFormat; pairs: Array<readonly [string, string]> } {
+  const values = pairs.filter(([name]) => name === FORMAT_PARAMETER).map(([, value]) => value);
+  const format = exportFormatOf(
+    values,
+    typeof accept === "string" || accept === undefined ? accept : accept.join(","),
+  );
+  const rest = pairs.filter(([name]) => name !== FORMAT_PARAMETER);
+  if (format !== "json") {
+    const paging = rest.find(([name]) => isPaging(name));
+    if (paging) throw exportNotPaged(paging[0], format);
+  }
+  return { format, pairs: rest };
+}
+
 /** The format an Accept header prefers: the first of its highest-quality media types decides. */
 function formatOfAccept(accept: string): ExportFormat {
   let best: { format: ExportFormat; quality: number } | undefined;

@@ -17,7 +17,7 @@ import {
 import type { ComplaintQuery } from "../domain/complaint-query.js";
 import { isComplaintParameterName, parseComplaintQuery } from "../domain/complaint-query.js";
 import { countsDocument } from "../domain/count-options.js";
-import type { ExportFormat } from "../domain/export-format.js";
+import { type ExportFormat, exportRequestOf } from "../domain/export-format.js";
 import type { ComplaintStore } from "../store/complaint-store.js";
 import {
   ANSWER_CACHE_CHARACTERS,
@@ -26,9 +26,14 @@ import {
   type CachedAnswer,
   sendAnswer,
 } from "./answer-cache.js";
-import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
-import { publicBaseUrl, queryPairs, withoutApiKey } from "./request-urls.js";
-import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
+import { chargeExport, type ExportOptions, sendExport } from "./export-answer.js";
+import {
+  parametersToParse,
+  publicBaseUrl,
+  queryPairs,
+  type UnknownParameters,
+  withoutApiKey,
+} from "./request-urls.js";
 
 const PAGE_HEAD = Buffer.from(complaintPageHead());
 
@@ -55,8 +60,8 @@ export function registerComplaintRoutes(
 
   app.get(COMPLAINTS.path, async (req, reply) => {
     const { format, pairs } = exportRequestOf(
-      req,
       parametersToParse(queryPairs(req.url), isListParameterName, unknownParameters, reply),
+      req.headers.accept,
       isPagingParameter,
     );
     if (format !== "json") return exportComplaints(req, reply, parseComplaintQuery(pairs), format);

@@ -6,9 +6,6 @@ import {
   EXPORT_CONTENT_TYPES,
   type ExportFormat,
   exportCostOf,
-  exportFormatOf,
-  exportNotPaged,
-  FORMAT_PARAMETER,
   MAX_DEMO_EXPORT_RECORDS,
 } from "../domain/export-format.js";
 import { durationText, limitHeaders, windowText } from "./gateway-hooks.js";
@@ -24,26 +21,6 @@ export interface ExportOptions {
  * socket's and one batch being written, what a slow client holds stays below about a megabyte.
  */
 const STREAM_BUFFER_BYTES = 64 * 1024;
-
-/**
- * The format a list request asks for (see `exportFormatOf`), and its query pairs without `format`;
- * with csv or ndjson, a paging parameter (`isPaging`) is refused with 400 EXPORT_NOT_PAGED.
- */
-export function exportRequestOf(
-  req: FastifyRequest,
-  pairs: ReadonlyArray<readonly [string, string]>,
-  isPaging: (name: string) => boolean,
-): { format: ExportFormat; pairs: Array<readonly [string, string]> } {
-  const values = pairs.filter(([name]) => name === FORMAT_PARAMETER).map(([, value]) => value);
-  const accept = req.headers.accept;
-  const format = exportFormatOf(values, Array.isArray(accept) ? accept.join(",") : accept);
-  const rest = pairs.filter(([name]) => name !== FORMAT_PARAMETER);
-  if (format !== "json") {
-    const paging = rest.find(([name]) => isPaging(name));
-    if (paging) throw exportNotPaged(paging[0], format);
-  }
-  return { format, pairs: rest };
-}
 
 /**
  * Charges an export of `records` records to the request's key before anything is sent: DEMO_KEY

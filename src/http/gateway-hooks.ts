@@ -5,7 +5,7 @@ import type { RateLimitDecision, RateLimiter } from "../access/rate-limiter.js";
 import { ApiError } from "../domain/api-error.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "../domain/time.js";
 import type { ApiKeyRecord } from "../store/key-store.js";
-import { httpsUrlOf, queryPairs } from "./request-urls.js";
+import { hostProblem, httpsUrlOf, queryPairs } from "./request-urls.js";
 
 export interface GatewayOptions {
   keys: KeyVerifier;
@@ -130,4 +130,31 @@ export function presentedKey(req: FastifyRequest): string | undefined {
   if (fromHeader !== undefined && fromHeader !== "") return fromHeader;
   const fromQuery = queryPairs(req.url).find(([name]) => name === "api_key")?.[1];
   return fromQuery === undefined || fromQuery === "" ? undefined : fromQuery;
+}
+
+/** The methods every route but the sign-up form takes, as `Allow` names them. */
+export const READ_ONLY_ALLOW = "GET, HEAD, OPTIONS";
+
+/**
+ * Checks that come before everything else, CORS and the gateway included, registered first:
+ *
+ * - a request whose Host cannot be used (`hostProblem`: HTTP/1.1 without Host, two Hosts, a value
+ *   that is not a host and port) is a 400 BAD_REQUEST, never echoed into links or messages;
+ * - an OPTIONS that is not a CORS preflight (it lacks `Origin` or `Access-Control-Request-Method`)
+ *   is a 405 METHOD_NOT_ALLOWED naming what is allowed, on any path but the sign-up form's, which
+ *   answers its own OPTIONS. (@fastify/cors would answer it 400 in text.)
+ */
+export function registerRequestChecks(app: FastifyInstance): void {
+  app.addHook("onRequest", async (req) => {
+    const problem = hostProblem(req);
+    if (problem !== undefined) throw new ApiError("BAD_REQUEST", { detail: problem });
+    if (req.method !== "OPTIONS" || req.routeOptions.config.cors === false) return;
+    if (req.headers.origin !== undefined && req.headers["access-control-request-method"] !== undefined)
+      return;
+    throw new ApiError("METHOD_NOT_ALLOWED", {
+      detail:
+        "OPTIONS is answered only as a CORS preflight (with Origin and Access-Control-Request-Method). This API is read-only: use GET or HEAD.",
+      headers: { Allow: READ_ONLY_ALLOW },
+    });
+  });
 }

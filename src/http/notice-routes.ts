@@ -3,7 +3,7 @@ import { ApiError } from "../domain/api-error.js";
 import { NOTICES } from "../domain/collections.js";
 import { countsDocument } from "../domain/count-options.js";
 import { JSONAPI_MEMBER } from "../domain/error-body.js";
-import type { ExportFormat } from "../domain/export-format.js";
+import { type ExportFormat, exportRequestOf } from "../domain/export-format.js";
 import { NOTICE_ID_PATTERN } from "../domain/notice.js";
 import { isNoticeCountParameterName, parseNoticeCountQuery } from "../domain/notice-count-query.js";
 import { encodeQuery, noticeDocument } from "../domain/notice-envelope.js";
@@ -18,9 +18,8 @@ import {
   notModifiedSince,
   sendAnswer,
 } from "./answer-cache.js";
-import { chargeExport, type ExportOptions, exportRequestOf, sendExport } from "./export-answer.js";
-import { publicBaseUrl, selfUrlOf } from "./request-urls.js";
-import { parametersToParse, type UnknownParameters } from "./unknown-parameters.js";
+import { chargeExport, type ExportOptions, sendExport } from "./export-answer.js";
+import { parametersToParse, publicBaseUrl, selfUrlOf, type UnknownParameters } from "./request-urls.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -73,8 +72,8 @@ export function registerNoticeRoutes(
     | { format: Exclude<ExportFormat, "json">; query: NoticeQuery } => {
     const { base, path, self, pairs: requestPairs } = requestOf(req);
     const { format, pairs } = exportRequestOf(
-      req,
       parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
+      req.headers.accept,
       isPagingParameter,
     );
     if (format !== "json") return { format, query: parseNoticeQuery(pairs) };

@@ -11,7 +11,7 @@ import { Server as NetServer, type Socket } from "node:net";
 import type { FastifyBaseLogger } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { answerClientError, MAX_HEADER_BYTES, rawErrorAnswer } from "./error-handler.js";
-import { READ_ONLY_ALLOW } from "./request-checks.js";
+import { READ_ONLY_ALLOW } from "./gateway-hooks.js";
 
 /** The bounds `serve` puts on connections (config.ts has their defaults and why). */
 export interface ConnectionLimits {

@@ -20,7 +20,7 @@ export interface PoolFigures {
   readonly options: { readonly max?: number };
 }
 
-/** A lane of SQLite read threads as the metrics read it (store/sqlite/read-pool.ts). */
+/** A lane of SQLite read threads as the metrics read it (store/sqlite/open-sqlite.ts). */
 export interface ReadLaneFigures {
   readonly lane: string;
   readonly threads: number;

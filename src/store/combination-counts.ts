@@ -1,10 +1,10 @@
 import { CompiledQuery, sql } from "kysely";
 import { SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
+import { VersionedLru } from "./collection-version.js";
 import { filterComplaints, type StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import { CountSeries } from "./dimension-counts.js";
-import { VersionedLru } from "./versioned-lru.js";
 
 /** Hours since the epoch of `created_at`, rounded down also before 1970 (both engines' `/` truncate). */
 const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) % 3600) / 3600`;

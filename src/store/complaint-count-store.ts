@@ -8,8 +8,8 @@ import type { TimeRange } from "../domain/complaint-query.js";
 import { type CountGroup, type CountResult, selectGroups } from "../domain/count-options.js";
 import { formatDate } from "../domain/date-time.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
-import type { Dimension } from "./complaint-dimensions.js";
 import type { Database } from "./database.js";
+import type { Dimension } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
 import type { SubjectSpellings } from "./subject-spellings.js";
 

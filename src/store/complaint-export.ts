@@ -2,7 +2,6 @@ import type { CompiledQuery, Kysely } from "kysely";
 import { type Complaint, type ComplaintRow, complaintFromRow } from "../domain/complaint.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
-import { dimensionFor } from "./complaint-dimensions.js";
 import {
   COMPLAINT_COLUMNS,
   equalityColumns,
@@ -13,6 +12,7 @@ import {
   violationDay,
 } from "./complaint-filters.js";
 import type { Database } from "./database.js";
+import { dimensionFor } from "./dimension-counts.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
 import type { Schema } from "./schema.js";
 import { spellingsOf, storedSubjectsQuery } from "./subject-spellings.js";

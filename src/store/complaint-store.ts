@@ -2,14 +2,13 @@ import { type CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
 import { type Complaint, type ComplaintRow, complaintFromRow, matchKey } from "../domain/complaint.js";
 import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
+import type { RenderedRows } from "../domain/complaint-envelope.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
 import { formatDateTime } from "../domain/date-time.js";
-import type { RenderedRows } from "../domain/row-rendering.js";
 import { CollectionVersion } from "./collection-version.js";
 import { CombinationCounts } from "./combination-counts.js";
 import { ComplaintCountStore } from "./complaint-count-store.js";
-import { type Dimension, dimensionFor } from "./complaint-dimensions.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
 import {
   COMPLAINT_COLUMNS,
@@ -24,7 +23,7 @@ import {
 } from "./complaint-filters.js";
 import { indexLedBy } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
-import { type CountSeries, DimensionCounts } from "./dimension-counts.js";
+import { type CountSeries, type Dimension, DimensionCounts, dimensionFor } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
 import { SubjectSpellings } from "./subject-spellings.js";
 

@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type pg from "pg";
-import type { RenderedRows, RowRendering } from "../domain/row-rendering.js";
+import type { RenderedRows, RowRendering } from "../domain/complaint-envelope.js";
 import type { ComplaintWriter } from "./complaint-writer.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
@@ -157,7 +157,7 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /**
    * SQLite: how many worker threads run the selects of this process off the event loop (see
-   * `sqlite/read-pool.ts`): at least 2, one of them for statements that outrun the quick lane's
+   * `sqlite/open-sqlite.ts`): at least 2, one of them for statements that outrun the quick lane's
    * budget; 0 or undefined, selects run on the event loop. Ignored by PostgreSQL, whose driver
    * never blocks the loop.
    */
@@ -185,14 +185,3 @@ export const QUICK_READ_BUDGET_MS = 25;
  * the budget; one that has not come a second later will not come from a server that works.
  */
 export const POSTGRES_REPLY_MARGIN_MS = 1000;
-
-/** `noteCommit` and `localCommits`, counted per open database. */
-export function commitLedger(): Pick<DatabaseBase, "noteCommit" | "localCommits"> {
-  const commits = new Map<string, number>();
-  return {
-    noteCommit: (collection) => {
-      commits.set(collection, (commits.get(collection) ?? 0) + 1);
-    },
-    localCommits: (collection) => commits.get(collection) ?? 0,
-  };
-}

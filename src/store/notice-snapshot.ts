@@ -2,9 +2,9 @@ import { hash } from "node:crypto";
 import type { Notice } from "../domain/notice.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
+import { VersionedLru } from "./collection-version.js";
 import { FieldIndex, type IndexedValue } from "./field-index.js";
 import { TrigramIndex } from "./trigram-index.js";
-import { VersionedLru } from "./versioned-lru.js";
 
 /** The text fields a notice holds one value of, lowered for comparison. */
 type ScalarTextField = "id" | "title" | "transaction-number" | "acquiring-party" | "acquired-party";

@@ -1,5 +1,5 @@
 /**
- * SQLite reads off the event loop (`--read-threads`, store/sqlite/read-pool.ts), over real serve
+ * SQLite reads off the event loop (`--read-threads`, store/sqlite/open-sqlite.ts), over real serve
  * processes: the same answers as reads on the event loop, a costly read moved to the long lane,
  * and the lanes in the metrics. SQLite only: PostgreSQL's driver never blocks the loop.
  */

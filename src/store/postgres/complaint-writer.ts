@@ -9,10 +9,10 @@ import { matchKey } from "../../domain/complaint.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
 import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
-import { HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "../complaint-indexes.js";
 import type { ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import type { PostgresDatabase } from "../database.js";
+import { HOURLY_DIMENSIONS } from "../dimension-counts.js";
 
 const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";

@@ -1,12 +1,8 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from "kysely";
 import pg from "pg";
-import { renderRows } from "../../domain/row-rendering.js";
-import {
-  commitLedger,
-  type OpenOptions,
-  POSTGRES_REPLY_MARGIN_MS,
-  type PostgresDatabase,
-} from "../database.js";
+import { renderRows } from "../../domain/complaint-envelope.js";
+import { commitLedger } from "../collection-version.js";
+import { type OpenOptions, POSTGRES_REPLY_MARGIN_MS, type PostgresDatabase } from "../database.js";
 import type { CounterSchema, Schema } from "../schema.js";
 import { isDatabaseReady, isQueryReadTimeout } from "../unavailable.js";
 import { PostgresComplaintWriter } from "./complaint-writer.js";

@@ -5,7 +5,6 @@ import { matchKey } from "../../domain/complaint.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
 import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
-import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS } from "../complaint-dimensions.js";
 import {
   createCountIndexStatements,
   createIdIndexStatement,
@@ -16,6 +15,7 @@ import {
 } from "../complaint-indexes.js";
 import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
+import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS } from "../dimension-counts.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
 
 /** Distinct (dimension, value, day or hour) counts and caller numbers held before they are written out. */

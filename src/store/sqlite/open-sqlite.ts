@@ -1,24 +1,38 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import type { Worker } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, SqliteDialect, sql } from "kysely";
-import { renderRows } from "../../domain/row-rendering.js";
+import {
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  type QueryCompiler,
+  type QueryResult,
+  SelectQueryNode,
+  SqliteDialect,
+  type SqliteDialectConfig,
+  sql,
+  type TransactionSettings,
+} from "kysely";
+import { type RenderedRows, type RowRendering, renderRows } from "../../domain/complaint-envelope.js";
+import { commitLedger } from "../collection-version.js";
 import {
   type CounterFile,
-  commitLedger,
   DATA_VERSION_READ_MS,
   type OpenOptions,
   QUICK_READ_BUDGET_MS,
+  type ReadLaneFigures,
   type SqliteDatabase,
 } from "../database.js";
 import type { Schema } from "../schema.js";
+import { startWorker } from "../start-worker.js";
 import { isDatabaseReady } from "../unavailable.js";
 import { SqliteComplaintWriter } from "./complaint-writer.js";
 import { counterFileOf, openCounterFile } from "./counter-file.js";
 import { createPrivateFile } from "./create-private-file.js";
 import { SqliteRateLimitStore } from "./rate-limit-store.js";
-import { SqliteReadPool } from "./read-pool.js";
-import { ReadRoutingSqliteDialect } from "./read-routing-dialect.js";
+import type { ReadAnswer, ReadRequest, ReadWorkerOptions } from "./read-worker.js";
 import { sqliteSecondaryIndexes } from "./secondary-indexes.js";
 import { openSqliteReadSnapshot } from "./sqlite-read-snapshot.js";
 import { type DriverStatement, StatementBudget } from "./statement-budget.js";
@@ -140,4 +154,303 @@ function withStatementCache(
       sqlite.close();
     },
   };
+}
+
+/**
+ * The young generation of each read worker's heap, in MB: what it allocates (rows, a page's text)
+ * lives for one statement, so a small one is collected as cheaply and keeps the process's memory
+ * within its budget (docs/deployment.md, Operations).
+ */
+const READ_WORKER_YOUNG_GENERATION_MB = 6;
+
+/** Page cache of each read worker, in KiB (the file system caches the rest). */
+const WORKER_CACHE_KIB = 4_096;
+
+interface Job {
+  readonly request: Omit<ReadRequest, "id">;
+  readonly resolve: (result: unknown[] | RenderedRows) => void;
+  readonly reject: (err: Error) => void;
+}
+
+/** One thread with its connection, running one job at a time. */
+class ReadThread {
+  private worker: Worker;
+  private job: Job | undefined;
+  private nextId = 0;
+
+  constructor(
+    private readonly options: ReadWorkerOptions,
+    private readonly onIdle: (thread: ReadThread) => void,
+  ) {
+    this.worker = this.start();
+  }
+
+  get idle(): boolean {
+    return this.job === undefined;
+  }
+
+  run(job: Job): void {
+    this.job = job;
+    this.worker.ref();
+    this.worker.postMessage({ ...job.request, id: ++this.nextId } satisfies ReadRequest);
+  }
+
+  terminate(): Promise<number> {
+    this.worker.removeAllListeners();
+    return this.worker.terminate();
+  }
+
+  private start(): Worker {
+    const worker = startWorker("sqlite/read-worker", {
+      workerData: this.options,
+      resourceLimits: { maxYoungGenerationSizeMb: READ_WORKER_YOUNG_GENERATION_MB },
+    });
+    worker.on("message", (answer: ReadAnswer) => {
+      const job = this.job;
+      this.job = undefined;
+      worker.unref();
+      if ("error" in answer)
+        job?.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
+      else job?.resolve("rendered" in answer ? answer.rendered : answer.rows);
+      this.onIdle(this);
+    });
+    worker.on("error", (err) => this.replace(err));
+    worker.on("exit", () => this.replace(new Error("a SQLite read worker stopped")));
+    // A pool keeps its process alive only while a job is out (`run`): an idle pool, or one never
+    // closed, does not. After the listeners, since adding a "message" listener references the
+    // worker's port again (a pool closed before its workers had answered once then kept its process
+    // from exiting).
+    worker.unref();
+    return worker;
+  }
+
+  /** A worker that failed is replaced; its job fails as an unavailable database (a 503). */
+  private replace(err: Error): void {
+    this.worker.removeAllListeners();
+    const job = this.job;
+    this.job = undefined;
+    job?.reject(Object.assign(new Error(`SQLite read worker: ${err.message}`), { code: "SQLITE_IOERR" }));
+    this.worker = this.start();
+    this.onIdle(this);
+  }
+}
+
+/** Threads sharing one queue, first come first served. */
+class Lane {
+  private readonly queue: Job[] = [];
+  private readonly threads: ReadThread[];
+  private statements = 0;
+
+  constructor(
+    private readonly name: ReadLaneFigures["lane"],
+    options: ReadWorkerOptions,
+    threads: number,
+  ) {
+    this.threads = Array.from(
+      { length: threads },
+      () => new ReadThread(options, (thread) => this.next(thread)),
+    );
+  }
+
+  figures(): ReadLaneFigures {
+    return {
+      lane: this.name,
+      threads: this.threads.length,
+      busy: this.threads.filter((thread) => !thread.idle).length,
+      waiting: this.queue.length,
+      statements: this.statements,
+    };
+  }
+
+  run(request: Omit<ReadRequest, "id">): Promise<unknown[] | RenderedRows> {
+    this.statements++;
+    return new Promise((resolve, reject) => {
+      const job = { request, resolve, reject };
+      const idle = this.threads.find((thread) => thread.idle);
+      if (idle) idle.run(job);
+      else this.queue.push(job);
+    });
+  }
+
+  async close(): Promise<void> {
+    const closed = new Error("the database is closed");
+    for (const job of this.queue.splice(0)) job.reject(closed);
+    await Promise.all(this.threads.map((thread) => thread.terminate()));
+  }
+
+  private next(thread: ReadThread): void {
+    const job = this.queue.shift();
+    if (job) thread.run(job);
+  }
+}
+
+/**
+ * SQLite reads off the event loop: selects run on worker threads, each with a read-only
+ * connection to the file, so a costly statement never holds the loop that answers every other
+ * request. Two lanes keep cheap requests cheap beside costly ones: every select starts in the
+ * quick lane under a short budget (`QUICK_READ_BUDGET_MS` by default); one that outruns it is interrupted there and run again in
+ * the long lane (one thread) under the request budget, so costly statements queue behind each
+ * other, not in front of cheap ones.
+ */
+export class SqliteReadPool {
+  private readonly quick: Lane;
+  private readonly long: Lane;
+
+  /**
+   * `threads` (at least 2): all but one serve the quick lane, one the long lane.
+   * `budgetMs`: the request budget of each statement (undefined: unbounded); `quickBudgetMs`, the
+   * quick lane's.
+   */
+  constructor(file: string, threads: number, budgetMs: number | undefined, quickBudgetMs: number) {
+    if (threads < 2)
+      throw new Error("a SQLite read pool needs at least 2 threads (a quick lane and a long one)");
+    const quickLaneBudgetMs = budgetMs === undefined ? quickBudgetMs : Math.min(quickBudgetMs, budgetMs);
+    this.quick = new Lane(
+      "quick",
+      { file, budgetMs: quickLaneBudgetMs, cacheKib: WORKER_CACHE_KIB },
+      threads - 1,
+    );
+    this.long = new Lane("long", { file, budgetMs, cacheKib: WORKER_CACHE_KIB }, 1);
+  }
+
+  /** The rows of a select, as objects or as arrays of the selected values. */
+  async select(sql: string, parameters: readonly unknown[], rowsAsArrays: boolean): Promise<unknown[]> {
+    return (await this.run({ sql, parameters, rowsAsArrays })) as unknown[];
+  }
+
+  /** The rows of a select written as text on the worker that read them (see `RowRendering`). */
+  async selectRendered(
+    sql: string,
+    parameters: readonly unknown[],
+    rendering: RowRendering,
+  ): Promise<RenderedRows> {
+    return (await this.run({ sql, parameters, rowsAsArrays: true, rendering })) as RenderedRows;
+  }
+
+  private async run(request: Omit<ReadRequest, "id">): Promise<unknown[] | RenderedRows> {
+    try {
+      return await this.quick.run(request);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== "SQLITE_INTERRUPT") throw err;
+      return this.long.run(request);
+    }
+  }
+
+  figures(): ReadLaneFigures[] {
+    return [this.quick.figures(), this.long.figures()];
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.quick.close(), this.long.close()]);
+  }
+}
+
+/**
+ * Kysely's SQLite dialect with its selects sent to a `SqliteReadPool`, off the event loop. Everything
+ * else (writes, raw SQL, and every statement of a transaction, selects included) runs as before on
+ * the one connection of the process, under Kysely's lock: a select never waits for that lock, and a
+ * transaction still sees its own writes.
+ */
+export class ReadRoutingSqliteDialect extends SqliteDialect {
+  readonly #pool: SqliteReadPool;
+
+  constructor(config: SqliteDialectConfig, pool: SqliteReadPool) {
+    super(config);
+    this.#pool = pool;
+  }
+
+  override createDriver(): Driver {
+    return new ReadRoutingDriver(super.createDriver(), this.#pool);
+  }
+}
+
+/** A connection as Kysely holds it: the main one is taken only when a statement needs it. */
+class RoutedConnection implements DatabaseConnection {
+  main: DatabaseConnection | undefined;
+
+  constructor(
+    private readonly driver: Driver,
+    private readonly pool: SqliteReadPool,
+  ) {}
+
+  async mainConnection(): Promise<DatabaseConnection> {
+    this.main ??= await this.driver.acquireConnection();
+    return this.main;
+  }
+
+  async executeQuery<Row>(query: CompiledQuery): Promise<QueryResult<Row>> {
+    if (this.main === undefined && SelectQueryNode.is(query.query)) {
+      return { rows: (await this.pool.select(query.sql, query.parameters, false)) as Row[] };
+    }
+    return (await this.mainConnection()).executeQuery<Row>(query);
+  }
+
+  async *streamQuery<Row>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<Row>> {
+    yield* (await this.mainConnection()).streamQuery<Row>(query, chunkSize);
+  }
+}
+
+class ReadRoutingDriver implements Driver {
+  constructor(
+    private readonly inner: Driver,
+    private readonly pool: SqliteReadPool,
+  ) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection(this.inner, this.pool);
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await this.inner.beginTransaction(await routed(connection).mainConnection(), settings);
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.inner.commitTransaction(await routed(connection).mainConnection());
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.inner.rollbackTransaction(await routed(connection).mainConnection());
+  }
+
+  async savepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compileQuery: QueryCompiler["compileQuery"],
+  ): Promise<void> {
+    await this.inner.savepoint?.(await routed(connection).mainConnection(), name, compileQuery);
+  }
+
+  async rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compileQuery: QueryCompiler["compileQuery"],
+  ): Promise<void> {
+    await this.inner.rollbackToSavepoint?.(await routed(connection).mainConnection(), name, compileQuery);
+  }
+
+  async releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compileQuery: QueryCompiler["compileQuery"],
+  ): Promise<void> {
+    await this.inner.releaseSavepoint?.(await routed(connection).mainConnection(), name, compileQuery);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const main = routed(connection).main;
+    if (main) await this.inner.releaseConnection(main);
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.close();
+    await this.inner.destroy();
+  }
+}
+
+function routed(connection: DatabaseConnection): RoutedConnection {
+  return connection as RoutedConnection;
 }

@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { type RenderedRows, type RowRendering, renderRows } from "../../domain/row-rendering.js";
+import { type RenderedRows, type RowRendering, renderRows } from "../../domain/complaint-envelope.js";
 import { StatementBudget } from "./statement-budget.js";
 
 /** What a read worker is started with. */
