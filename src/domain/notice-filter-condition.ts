@@ -2,8 +2,8 @@ import { isCalendarDate, parseTimestamp } from "./notice.js";
 import { resolveFieldPath } from "./notice-field-path.js";
 import { type FieldKind, NOTICE_FIELDS, type NoticeFieldName } from "./notice-fields.js";
 import { type FilterCondition, OPERATORS, type Operator } from "./notice-filter-node.js";
+import { isParameterLeaf, leafValue, type ParameterNode } from "./notice-parameters.js";
 import { refuseNoticeQuery } from "./notice-query-messages.js";
-import { isParameterLeaf, leafValue, type ParameterNode } from "./parameter-tree.js";
 
 /** Values an IN or NOT IN list may hold. */
 export const MAX_LIST_VALUES = 200;

@@ -1,18 +1,16 @@
-import { type NoticeFieldset, parseNoticeFieldset } from "./notice-fieldset.js";
-import { MAX_CONDITIONS, parseNoticeFilter } from "./notice-filter.js";
+import { MAX_CONDITIONS, parseNoticeFilter, plainNoticeFilters } from "./notice-filter.js";
 import type { FilterGroup } from "./notice-filter-node.js";
-import { parseNoticePage } from "./notice-page.js";
+import { type NoticeFieldset, parseNoticeFieldset, parseNoticePage } from "./notice-page.js";
 import { readNoticeParameters } from "./notice-parameters.js";
 import { refuseNoticeQuery } from "./notice-query-messages.js";
 import { parseNoticeSort, type SortKey } from "./notice-sort.js";
-import { plainNoticeFilters } from "./plain-notice-filters.js";
 
 /*
  * The parse of a notice list request, in steps, each in its own file: the parameters into
- * bracket trees (notice-parameters.ts, parameter-tree.ts), the filter (notice-filter.ts, with
- * conditions in notice-filter-condition.ts and the plain parameters in plain-notice-filters.ts),
- * the sort (notice-sort.ts), the page (notice-page.ts) and the sparse fieldset
- * (notice-fieldset.ts). Every refusal's text is in notice-query-messages.ts. The types and
+ * bracket trees (notice-parameters.ts), the filter (notice-filter.ts, bracket groups and the plain
+ * parameters, with each condition in notice-filter-condition.ts), the sort (notice-sort.ts), and
+ * the page with its sparse fieldset (notice-page.ts). Every refusal's text is in
+ * notice-query-messages.ts. The types and
  * bounds are exported here too, so that callers import one module.
  */
 export { MAX_CONDITIONS, MAX_GROUP_DEPTH } from "./notice-filter.js";

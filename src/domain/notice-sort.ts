@@ -1,8 +1,13 @@
 import { resolveFieldPath } from "./notice-field-path.js";
 import type { NoticeFieldName } from "./notice-fields.js";
-import { type PlainParameter, unquote } from "./notice-parameters.js";
+import {
+  isParameterLeaf,
+  leafValue,
+  type ParameterTree,
+  type PlainParameter,
+  unquote,
+} from "./notice-parameters.js";
 import { refuseNoticeQuery } from "./notice-query-messages.js";
-import { isParameterLeaf, leafValue, type ParameterTree } from "./parameter-tree.js";
 
 /** Sort keys a request may give; each field at most once. */
 export const MAX_SORT_KEYS = 4;

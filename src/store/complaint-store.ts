@@ -148,12 +148,8 @@ export class ComplaintStore {
         created = start.range;
       }
     } else if (offset > 0 && countsCombination(query, dimension)) {
-      const start = locateInCombination(
-        await this.combinations.of(query, indexLedBy(walk)),
-        query.created,
-        order,
-        offset,
-      );
+      const series = await this.combinations.of(query, indexLedBy(walk));
+      const start = locateInSeries(series, { from: 0, to: series.length }, query.created, order, offset);
       if (start) {
         offset = start.offsetWithinBucket;
         created = start.range;
@@ -346,31 +342,7 @@ export class ComplaintStore {
         to--;
       }
     }
-    const narrowed = (bucket: { from: number; to: number }, offsetWithinBucket: number) => ({
-      range:
-        order === "DESC"
-          ? { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: bucket.to }
-          : { from: bucket.from, to: range?.to ?? Number.MAX_SAFE_INTEGER },
-      offsetWithinBucket,
-    });
-    const [first, last] = order === "DESC" ? [tail, head] : [head, tail];
-    let remaining = offset;
-    if (first) {
-      if (remaining < first.count) return narrowed(first, remaining);
-      remaining -= first.count;
-    }
-    const index =
-      order === "DESC"
-        ? series.descendingIndexOf(from, to, remaining)
-        : series.ascendingIndexOf(from, to, remaining);
-    if (index >= 0) {
-      const bucket = series.buckets[index]!;
-      const skipped = order === "DESC" ? series.sumOf(index + 1, to) : series.sumOf(from, index);
-      return narrowed({ from: bucket * size, to: (bucket + 1) * size - 1 }, remaining - skipped);
-    }
-    remaining -= series.sumOf(from, to);
-    if (last && remaining < last.count) return narrowed(last, remaining);
-    return undefined;
+    return locateInSeries(series, { from, to, head, tail }, range, order, offset);
   }
 
   /** The part inside `range` of the bucket starting at `start`, its rows of the dimension counted exactly. */
@@ -469,31 +441,45 @@ function countsCombination(query: StoredComplaintQuery, dimension: Dimension | n
 }
 
 /**
- * The hour of a combination's counts that holds the `offset`-th match in the given order, as the
- * created range narrowed to end (DESC) or start (ASC) with that hour, and the offset within it.
+ * The bucket that holds the `offset`-th match in the given order, among the buckets `from` to `to`
+ * (exclusive) of `series` and the partial buckets counted on rows before them (`head`) and after
+ * them (`tail`): the created range narrowed to end (DESC) or start (ASC) with that bucket, clipped
+ * to `range`, and the offset within it. Undefined when the offset lies past every match.
  */
-function locateInCombination(
+function locateInSeries(
   series: CountSeries,
+  part: { from: number; to: number; head?: BucketCount | undefined; tail?: BucketCount | undefined },
   range: TimeRange | undefined,
   order: "ASC" | "DESC",
   offset: number,
 ): { range: TimeRange; offsetWithinBucket: number } | undefined {
-  const index =
-    order === "DESC"
-      ? series.descendingIndexOf(0, series.length, offset)
-      : series.ascendingIndexOf(0, series.length, offset);
-  if (index < 0) return undefined;
-  const from = series.buckets[index]! * series.bucketSeconds;
-  const to = from + series.bucketSeconds - 1;
-  const skipped = order === "DESC" ? series.sumOf(index + 1, series.length) : series.sumOf(0, index);
+  const { from, to } = part;
   const whole = { from: range?.from ?? Number.MIN_SAFE_INTEGER, to: range?.to ?? Number.MAX_SAFE_INTEGER };
-  return {
+  const narrowed = (bucket: { from: number; to: number }, offsetWithinBucket: number) => ({
     range:
       order === "DESC"
-        ? { from: whole.from, to: Math.min(to, whole.to) }
-        : { from: Math.max(from, whole.from), to: whole.to },
-    offsetWithinBucket: offset - skipped,
-  };
+        ? { from: whole.from, to: Math.min(bucket.to, whole.to) }
+        : { from: Math.max(bucket.from, whole.from), to: whole.to },
+    offsetWithinBucket,
+  });
+  const [first, last] = order === "DESC" ? [part.tail, part.head] : [part.head, part.tail];
+  let remaining = offset;
+  if (first) {
+    if (remaining < first.count) return narrowed(first, remaining);
+    remaining -= first.count;
+  }
+  const index =
+    order === "DESC"
+      ? series.descendingIndexOf(from, to, remaining)
+      : series.ascendingIndexOf(from, to, remaining);
+  if (index >= 0) {
+    const start = series.buckets[index]! * series.bucketSeconds;
+    const skipped = order === "DESC" ? series.sumOf(index + 1, to) : series.sumOf(from, index);
+    return narrowed({ from: start, to: start + series.bucketSeconds - 1 }, remaining - skipped);
+  }
+  remaining -= series.sumOf(from, to);
+  if (last && remaining < last.count) return narrowed(last, remaining);
+  return undefined;
 }
 
 /** The filters that select exactly a dimension's complaints, to count its partial days on rows. */
