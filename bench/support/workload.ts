@@ -469,13 +469,23 @@ export const SHAPES: Shape[] = [
     parameters: (samples, random) => ({ violation_date: dayWithin(samples, random) }),
   },
   {
-    name: "violation range, first page",
+    name: "violation range",
     collection: COMPLAINTS,
     weight: 1,
-    offset: "start",
+    offset: "spread",
     parameters: (samples, random) => {
       const [from, to] = range(samples, random);
       return { violation_date_from: from, violation_date_to: to };
+    },
+  },
+  {
+    name: "violation range, state",
+    collection: COMPLAINTS,
+    weight: 1,
+    offset: "spread",
+    parameters: (samples, random) => {
+      const [from, to] = range(samples, random);
+      return { state: pick(samples.states, random), violation_date_from: from, violation_date_to: to };
     },
   },
   {

@@ -6,6 +6,7 @@ import type { RenderedRows } from "../domain/complaint-envelope.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
 import { formatDateTime } from "../domain/date-time.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import { CollectionVersion } from "./collection-version.js";
 import { CombinationCounts } from "./combination-counts.js";
 import { ComplaintCountStore } from "./complaint-count-store.js";
@@ -41,6 +42,12 @@ export interface RenderedComplaintPage {
 
 /** Offsets up to this are skipped on the index directly; deeper ones start from a daily count. */
 const DIRECT_OFFSET_MAX = 1_000;
+
+/**
+ * The most violation days a range may span (after cutting it to the days with violations) for its
+ * pages to be read day by day from the `violated_on` counts: one index seek per day.
+ */
+const MAX_VIOLATED_DAYS = 2_000;
 
 interface BucketCount {
   count: number;
@@ -140,6 +147,11 @@ export class ComplaintStore {
       limit = Math.min(query.limit, total - query.offset);
     }
 
+    if (dimension?.name === "violation") {
+      const days = await this.violationDaysOf(query.violation);
+      if (days) return { total, select: await this.violatedPage(days, order, offset, limit), reversed };
+    }
+
     let created = query.created;
     if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
       const start = await this.locateOffset(dimension, query.created, order, offset);
@@ -202,6 +214,59 @@ export class ComplaintStore {
         ? this.byKeys(page(complaints.select(["created_at", "id"])), direction)
         : page(complaints.select(COMPLAINT_COLUMNS)).compile();
     return { total, select, reversed };
+  }
+
+  /**
+   * The violation days of a range of whole days, cut to the days the store has violations on, when
+   * there are at most MAX_VIOLATED_DAYS of them; else undefined (a range with times, or so wide that
+   * its pages are left to the general plan).
+   */
+  private async violationDaysOf(
+    range: TimeRange | undefined,
+  ): Promise<{ first: number; last: number } | undefined> {
+    if (!range || range.from % SECONDS_PER_DAY !== 0 || (range.to + 1) % SECONDS_PER_DAY !== 0)
+      return undefined;
+    const violations = await this.counts.of({ name: "violation", value: "", column: "violation_at" });
+    if (violations.length === 0) return undefined;
+    const hoursPerDay = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+    const first = Math.max(range.from / SECONDS_PER_DAY, Math.floor(violations.buckets[0]! / hoursPerDay));
+    const last = Math.min(
+      (range.to + 1) / SECONDS_PER_DAY - 1,
+      Math.floor(violations.buckets[violations.length - 1]! / hoursPerDay),
+    );
+    return last - first + 1 <= MAX_VIOLATED_DAYS ? { first, last } : undefined;
+  }
+
+  /**
+   * The page of a range of whole violation days (no other filter) at `offset` in `order`: the hours
+   * of creation that hold it come from the `violated_on` counts (`DimensionCounts.violatedOn`), and
+   * the page reads only the complaints created in those hours, one seek of the
+   * `(violation_day, created_at, id)` index per violation day, whatever the offset.
+   */
+  private async violatedPage(
+    days: { first: number; last: number },
+    order: "ASC" | "DESC",
+    offset: number,
+    limit: number,
+  ): Promise<CompiledQuery> {
+    const series = await this.counts.violatedOn(days.first, days.last);
+    const window = pageWindow(series, order, offset, limit);
+    const dayList: number[] = [];
+    for (let day = days.first; day <= days.last; day++) dayList.push(day);
+    const direction = order === "DESC" ? "desc" : "asc";
+    return this.byKeys(
+      this.database.db
+        .selectFrom("complaints")
+        .select(["created_at", "id"])
+        .where("violation_day", "in", dayList)
+        .where("created_at", ">=", window.created.from)
+        .where("created_at", "<=", window.created.to)
+        .orderBy("created_at", direction)
+        .orderBy("id", direction)
+        .limit(limit)
+        .offset(window.offset),
+      direction,
+    );
   }
 
   /**
@@ -438,6 +503,37 @@ export class ComplaintStore {
  */
 function countsCombination(query: StoredComplaintQuery, dimension: Dimension | null): boolean {
   return dimension === null && query.phone === undefined;
+}
+
+/**
+ * The created times of the buckets of `series` that hold positions `offset` to `offset + limit - 1`
+ * in `order` (the last cut to the series' total), and the offset of the first of them within those
+ * buckets. An offset past the total gives an empty window.
+ */
+function pageWindow(
+  series: CountSeries,
+  order: "ASC" | "DESC",
+  offset: number,
+  limit: number,
+): { created: TimeRange; offset: number } {
+  const total = series.sumOf(0, series.length);
+  if (offset >= total || limit <= 0) return { created: { from: 1, to: 0 }, offset: 0 };
+  const lastPosition = Math.min(offset + limit - 1, total - 1);
+  const size = series.bucketSeconds;
+  if (order === "ASC") {
+    const first = series.ascendingIndexOf(0, series.length, offset);
+    const last = series.ascendingIndexOf(0, series.length, lastPosition);
+    return {
+      created: { from: series.buckets[first]! * size, to: (series.buckets[last]! + 1) * size - 1 },
+      offset: offset - series.sumOf(0, first),
+    };
+  }
+  const first = series.descendingIndexOf(0, series.length, offset);
+  const last = series.descendingIndexOf(0, series.length, lastPosition);
+  return {
+    created: { from: series.buckets[last]! * size, to: (series.buckets[first]! + 1) * size - 1 },
+    offset: offset - series.sumOf(first + 1, series.length),
+  };
 }
 
 /**

@@ -14,6 +14,7 @@ import { violationDayIndex } from "./migrations/011-violation-day-index.js";
 import { countGroups } from "./migrations/012-count-groups.js";
 import { subjectIndex } from "./migrations/013-subject-index.js";
 import { anyCity } from "./migrations/014-any-city.js";
+import { violatedOn } from "./migrations/015-violated-on.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -37,6 +38,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["012-count-groups", countGroups],
   ["013-subject-index", subjectIndex],
   ["014-any-city", anyCity],
+  ["015-violated-on", violatedOn],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -36,6 +36,7 @@ const MIGRATION_NAMES = [
   "012-count-groups",
   "013-subject-index",
   "014-any-city",
+  "015-violated-on",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */

@@ -97,7 +97,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         insert into complaints (${COLUMNS})
         select ${COLUMNS} from complaint_staging
         on conflict do nothing
-        returning created_at, violation_at, state_key, city_key, area_code, robocall, state, city, subject, phone
+        returning created_at, violation_at, violation_day, state_key, city_key, area_code, robocall, state, city, subject, phone
       ), dimensions as (
         select 'all' as dimension, '' as value, ${day("created_at")} as day from added
         union all select 'state', state_key, ${day("created_at")} from added
