@@ -15,6 +15,7 @@ import { countGroups } from "./migrations/012-count-groups.js";
 import { subjectIndex } from "./migrations/013-subject-index.js";
 import { anyCity } from "./migrations/014-any-city.js";
 import { violatedOn } from "./migrations/015-violated-on.js";
+import { minuteCounts } from "./migrations/016-minute-counts.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["013-subject-index", subjectIndex],
   ["014-any-city", anyCity],
   ["015-violated-on", violatedOn],
+  ["016-minute-counts", minuteCounts],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -36,6 +36,12 @@ export interface ComplaintHourCountTable {
   count: number;
 }
 
+/** All complaints per minute of `created_at`; `minute` is minutes since the epoch (migration 016). */
+export interface ComplaintMinuteCountTable {
+  minute: number;
+  count: number;
+}
+
 /**
  * Each caller number's complaints and the created time of its newest (seconds), kept by the
  * writers with the rows: the candidates of a counts request for numbers with N or more complaints.
@@ -132,6 +138,7 @@ export interface Schema {
   complaints: ComplaintTable;
   complaint_counts: ComplaintCountTable;
   complaint_hour_counts: ComplaintHourCountTable;
+  complaint_minute_counts: ComplaintMinuteCountTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

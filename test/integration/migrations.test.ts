@@ -37,6 +37,7 @@ const MIGRATION_NAMES = [
   "013-subject-index",
   "014-any-city",
   "015-violated-on",
+  "016-minute-counts",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -69,6 +70,7 @@ const SQLITE_SCHEMA = [
   `table collection_updates on collection_updates: CREATE TABLE "collection_updates" ("collection" text primary key, "updated_at" integer not null, "version" integer default 0 not null)`,
   `table complaint_counts on complaint_counts: CREATE TABLE "complaint_counts" ("dimension" text not null, "value" text not null, "day" integer not null, "count" integer not null, constraint "complaint_counts_pk" primary key ("dimension", "value", "day")) without rowid`,
   `table complaint_hour_counts on complaint_hour_counts: CREATE TABLE "complaint_hour_counts" ("dimension" text not null, "value" text not null, "hour" integer not null, "count" integer not null, constraint "complaint_hour_counts_pk" primary key ("dimension", "value", "hour")) without rowid`,
+  `table complaint_minute_counts on complaint_minute_counts: CREATE TABLE "complaint_minute_counts" ("minute" integer primary key, "count" integer not null)`,
   `table complaint_phone_totals on complaint_phone_totals: CREATE TABLE "complaint_phone_totals" ("phone" text not null primary key, "count" integer not null, "newest_at" integer not null) without rowid`,
   `table complaints on complaints: CREATE TABLE "complaints" ("created_at" integer not null, "id" text not null , "violation_at" integer not null, "phone" text not null, "city" text not null, "state" text not null, "area_code" text not null, "subject" text not null, "robocall" text not null, "state_key" text not null, "city_key" text not null, violation_day integer not null default 0, constraint "complaints_pk" primary key ("created_at", "id")) without rowid`,
   `table mirror_state on mirror_state: CREATE TABLE "mirror_state" ("upstream" text not null, "collection" text not null, "complete_through_day" integer, "cursor" text, "checked_at" integer, constraint "mirror_state_pk" primary key ("upstream", "collection"))`,
@@ -87,6 +89,7 @@ const POSTGRES_SCHEMA = [
   `table collection_updates (collection text not null, updated_at bigint not null, version integer not null default 0)`,
   `table complaint_counts (dimension text not null, value text not null, day integer not null, count integer not null)`,
   `table complaint_hour_counts (dimension text not null, value text not null, hour integer not null, count integer not null)`,
+  `table complaint_minute_counts (minute integer not null, count integer not null)`,
   `table complaint_phone_totals (phone text not null, count integer not null, newest_at bigint not null)`,
   `table complaints (created_at bigint not null, id text not null collate C, violation_at bigint not null, phone text not null, city text not null, state text not null, area_code text not null, subject text not null, robocall text not null, state_key text not null, city_key text not null, violation_day integer not null)`,
   `table key_usage (key_id integer not null, hour bigint not null, count integer not null)`,
@@ -100,6 +103,7 @@ const POSTGRES_SCHEMA = [
   `constraint collection_updates.collection_updates_pkey: PRIMARY KEY (collection)`,
   `constraint complaint_counts.complaint_counts_pk: PRIMARY KEY (dimension, value, day)`,
   `constraint complaint_hour_counts.complaint_hour_counts_pk: PRIMARY KEY (dimension, value, hour)`,
+  `constraint complaint_minute_counts.complaint_minute_counts_pkey: PRIMARY KEY (minute)`,
   `constraint complaint_phone_totals.complaint_phone_totals_pkey: PRIMARY KEY (phone)`,
   `constraint complaints.complaints_pk: PRIMARY KEY (created_at, id)`,
   `constraint key_usage.key_usage_pk: PRIMARY KEY (key_id, hour)`,
@@ -116,6 +120,7 @@ const POSTGRES_SCHEMA = [
   `index complaint_counts_pk: CREATE UNIQUE INDEX complaint_counts_pk ON public.complaint_counts USING btree (dimension, value, day)`,
   `index complaint_hour_counts_by_hour: CREATE INDEX complaint_hour_counts_by_hour ON public.complaint_hour_counts USING btree (dimension, hour, value, count)`,
   `index complaint_hour_counts_pk: CREATE UNIQUE INDEX complaint_hour_counts_pk ON public.complaint_hour_counts USING btree (dimension, value, hour)`,
+  `index complaint_minute_counts_pkey: CREATE UNIQUE INDEX complaint_minute_counts_pkey ON public.complaint_minute_counts USING btree (minute)`,
   `index complaint_phone_totals_by_count: CREATE INDEX complaint_phone_totals_by_count ON public.complaint_phone_totals USING btree (count, newest_at, phone)`,
   `index complaint_phone_totals_pkey: CREATE UNIQUE INDEX complaint_phone_totals_pkey ON public.complaint_phone_totals USING btree (phone)`,
   `index complaints_any_city: CREATE INDEX complaints_any_city ON public.complaints USING btree (city_key, created_at, id)`,

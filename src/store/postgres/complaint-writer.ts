@@ -6,7 +6,7 @@ import { from as copyFrom } from "pg-copy-streams";
 import { COMPLAINTS } from "../../domain/collections.js";
 import type { Complaint } from "../../domain/complaint.js";
 import { matchKey } from "../../domain/complaint.js";
-import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "../../domain/time.js";
 import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "../complaint-indexes.js";
@@ -122,6 +122,10 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         insert into complaint_hour_counts (dimension, value, hour, count)
         select dimension, value, hour, count(*) from hours group by dimension, value, hour
         on conflict (dimension, value, hour) do update set count = complaint_hour_counts.count + excluded.count
+      ), counted_minutes as (
+        insert into complaint_minute_counts (minute, count)
+        select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1
+        on conflict (minute) do update set count = complaint_minute_counts.count + excluded.count
       ), phone_totals as (
         insert into complaint_phone_totals (phone, count, newest_at)
         select phone, count(*), max(created_at) from added group by phone

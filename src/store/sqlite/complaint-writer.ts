@@ -2,7 +2,7 @@ import type BetterSqlite3 from "better-sqlite3";
 import { COMPLAINTS } from "../../domain/collections.js";
 import type { Complaint } from "../../domain/complaint.js";
 import { matchKey } from "../../domain/complaint.js";
-import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../../domain/time.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "../../domain/time.js";
 import { commitStatements, noteCommitted } from "../collection-commit.js";
 import type { CommitOptions } from "../commit-options.js";
 import {
@@ -51,12 +51,15 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly insertStatement: BetterSqlite3.Statement;
   private readonly countStatement: BetterSqlite3.Statement;
   private readonly hourCountStatement: BetterSqlite3.Statement;
+  private readonly minuteCountStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
     SECONDS_PER_HOUR,
     new Set(HOURLY_DIMENSIONS.map((dimension) => dimension.name)),
   );
+  /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
+  private readonly minuteCounts = new Map<number, number>();
   /** Per caller number, complaints added and the newest created time, not yet written. */
   private readonly phoneTotals = new Map<string, { count: number; newestAt: number }>();
   private open = false;
@@ -82,6 +85,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.hourCountStatement = database.sqlite.prepare(
       `insert into complaint_hour_counts (dimension, value, hour, count) values (?, ?, ?, ?)
         on conflict (dimension, value, hour) do update set count = count + excluded.count`,
+    );
+    this.minuteCountStatement = database.sqlite.prepare(
+      `insert into complaint_minute_counts (minute, count) values (?, ?)
+        on conflict (minute) do update set count = count + excluded.count`,
     );
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
@@ -112,6 +119,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     if (this.buildIdIndex) this.database.sqlite.exec(dropIdIndexStatement(this.database.db));
     this.counts.clear();
     this.hourCounts.clear();
+    this.minuteCounts.clear();
     this.phoneTotals.clear();
     this.added = 0;
     this.existing = 0;
@@ -143,6 +151,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.added++;
       this.counts.add(complaint, stateKey, cityKey);
       this.hourCounts.add(complaint, stateKey, cityKey);
+      const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
+      this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
       if (phone === undefined)
         this.phoneTotals.set(complaint.companyPhoneNumber, { count: 1, newestAt: complaint.createdAt });
@@ -151,7 +161,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         if (complaint.createdAt > phone.newestAt) phone.newestAt = complaint.createdAt;
       }
     }
-    if (this.counts.size + this.hourCounts.size + this.phoneTotals.size >= MAX_PENDING_COUNTS)
+    if (
+      this.counts.size + this.hourCounts.size + this.minuteCounts.size + this.phoneTotals.size >=
+      MAX_PENDING_COUNTS
+    )
       this.writeCounts();
   }
 
@@ -162,6 +175,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
     this.hourCounts.clear();
+    for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
+    this.minuteCounts.clear();
     for (const [phone, total] of this.phoneTotals)
       this.phoneTotalStatement.run(phone, total.count, total.newestAt);
     this.phoneTotals.clear();
@@ -213,6 +228,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     if (!this.open) return;
     this.counts.clear();
     this.hourCounts.clear();
+    this.minuteCounts.clear();
     this.phoneTotals.clear();
     this.database.sqlite.exec("rollback");
     this.end();
