@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
-import { createKeyWithCli, runCli } from "../support/cli.js";
+import { createKeyWithCli } from "../support/cli.js";
+import { generatedComplaintFiles, importEach, migrateAgain } from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
-import { makeTempDirectory, startTestServer } from "../support/test-server.js";
+import { startTestServer } from "../support/test-server.js";
 
 type DayCount = { value: string; day: number; count: number };
 
@@ -51,40 +50,22 @@ for (const dialect of DIALECTS) {
     let files: string[];
 
     before(async () => {
-      const directory = await makeTempDirectory();
       db = await freshDatabase(dialect);
-      files = [];
-      for (const seed of [5, 6]) {
-        const file = join(directory, `dnc-${seed}.csv`);
-        await writeComplaintCsv(
-          { rows: 3000, days: 4, seed, endSeconds: Date.UTC(2024, 4, 10) / 1000 },
-          file,
-        );
-        files.push(file);
-      }
+      files = await generatedComplaintFiles([5, 6], { rows: 3000, days: 4 });
     });
 
     it("are kept by imports, into an empty table and onto existing rows", async () => {
-      for (const file of files) {
-        const imported = await runCli(["import", "dnc", "--db", db, "--quiet", file]);
-        assert.equal(imported.code, 0, imported.stderr);
-      }
+      await importEach(db, files);
       const expected = await expectedCityCounts(db);
       assert.ok(expected.length > 100);
       assert.deepEqual((await storedCityCounts(db)).sort(byKey), expected.sort(byKey));
     });
 
     it("are computed, with the index, for a database made before them", async () => {
-      const database = openDatabase(db);
-      try {
-        await sql`drop index complaints_any_city`.execute(database.db);
-        await sql`delete from complaint_counts where dimension = 'any_city'`.execute(database.db);
-        await sql`delete from kysely_migration where name = '014-any-city'`.execute(database.db);
-      } finally {
-        await database.close();
-      }
-      const listed = await runCli(["keys", "list", "--db", db]);
-      assert.equal(listed.code, 0, listed.stderr);
+      await migrateAgain(db, "014-any-city", async (kysely) => {
+        await kysely.schema.dropIndex("complaints_any_city").execute();
+        await kysely.deleteFrom("complaint_counts").where("dimension", "=", "any_city").execute();
+      });
       assert.deepEqual((await storedCityCounts(db)).sort(byKey), (await expectedCityCounts(db)).sort(byKey));
     });
 

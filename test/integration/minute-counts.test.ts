@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { sql } from "kysely";
-import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
-import { createKeyWithCli, runCli } from "../support/cli.js";
+import { createKeyWithCli } from "../support/cli.js";
+import { generatedComplaintFiles, importEach, migrateAgain } from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
-import { makeTempDirectory, startTestServer } from "../support/test-server.js";
+import { startTestServer } from "../support/test-server.js";
 
 type Row = { id: string; created_at: number };
 
@@ -53,40 +51,22 @@ for (const dialect of DIALECTS) {
     let files: string[];
 
     before(async () => {
-      const directory = await makeTempDirectory();
       db = await freshDatabase(dialect);
-      files = [];
       // About 250 complaints an hour: deep offsets within an hour are placed by minute.
-      for (const seed of [11, 12]) {
-        const file = join(directory, `dnc-${seed}.csv`);
-        await writeComplaintCsv(
-          { rows: 3000, days: 1, seed, endSeconds: Date.UTC(2024, 4, 10) / 1000 },
-          file,
-        );
-        files.push(file);
-      }
+      files = await generatedComplaintFiles([11, 12], { rows: 3000, days: 1 });
     });
 
     it("are kept by imports, into an empty table and onto existing rows", async () => {
-      for (const file of files) {
-        const imported = await runCli(["import", "dnc", "--db", db, "--quiet", file]);
-        assert.equal(imported.code, 0, imported.stderr);
-      }
+      await importEach(db, files);
       const expected = await expectedMinuteCounts(db);
       assert.ok(expected.length > 1000);
       assert.deepEqual(await storedMinuteCounts(db), expected);
     });
 
     it("are computed for a database made before them", async () => {
-      const database = openDatabase(db);
-      try {
-        await sql`drop table complaint_minute_counts`.execute(database.db);
-        await sql`delete from kysely_migration where name = '016-minute-counts'`.execute(database.db);
-      } finally {
-        await database.close();
-      }
-      const listed = await runCli(["keys", "list", "--db", db]);
-      assert.equal(listed.code, 0, listed.stderr);
+      await migrateAgain(db, "016-minute-counts", async (kysely) => {
+        await kysely.schema.dropTable("complaint_minute_counts").execute();
+      });
       assert.deepEqual(await storedMinuteCounts(db), await expectedMinuteCounts(db));
     });
 

@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { sql } from "kysely";
-import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
-import { createKeyWithCli, runCli } from "../support/cli.js";
+import { createKeyWithCli } from "../support/cli.js";
+import { generatedComplaintFiles, importEach, migrateAgain } from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
-import { makeTempDirectory, startTestServer } from "../support/test-server.js";
+import { startTestServer } from "../support/test-server.js";
 
 type HourCount = { value: string; hour: number; count: number };
 type Row = { id: string; created_at: number; violation_at: number };
@@ -69,39 +67,21 @@ for (const dialect of DIALECTS) {
     let files: string[];
 
     before(async () => {
-      const directory = await makeTempDirectory();
       db = await freshDatabase(dialect);
-      files = [];
-      for (const seed of [7, 8]) {
-        const file = join(directory, `dnc-${seed}.csv`);
-        await writeComplaintCsv(
-          { rows: 3000, days: 4, seed, endSeconds: Date.UTC(2024, 4, 10) / 1000 },
-          file,
-        );
-        files.push(file);
-      }
+      files = await generatedComplaintFiles([7, 8], { rows: 3000, days: 4 });
     });
 
     it("are kept by imports, into an empty table and onto existing rows", async () => {
-      for (const file of files) {
-        const imported = await runCli(["import", "dnc", "--db", db, "--quiet", file]);
-        assert.equal(imported.code, 0, imported.stderr);
-      }
+      await importEach(db, files);
       const expected = await expectedViolatedOn(db);
       assert.ok(expected.length > 500);
       assert.deepEqual((await storedViolatedOn(db)).sort(byKey), expected.sort(byKey));
     });
 
     it("are computed for a database made before them", async () => {
-      const database = openDatabase(db);
-      try {
-        await sql`delete from complaint_hour_counts where dimension = 'violated_on'`.execute(database.db);
-        await sql`delete from kysely_migration where name = '015-violated-on'`.execute(database.db);
-      } finally {
-        await database.close();
-      }
-      const listed = await runCli(["keys", "list", "--db", db]);
-      assert.equal(listed.code, 0, listed.stderr);
+      await migrateAgain(db, "015-violated-on", async (kysely) => {
+        await kysely.deleteFrom("complaint_hour_counts").where("dimension", "=", "violated_on").execute();
+      });
       assert.deepEqual((await storedViolatedOn(db)).sort(byKey), (await expectedViolatedOn(db)).sort(byKey));
     });
 
