@@ -164,8 +164,9 @@ export class ComplaintStore {
       if (start) {
         offset = start.offsetWithinBucket;
         created = start.range;
+        // Only where the skipped rows are the table's (SQLite); PostgreSQL skips index entries.
         const minute =
-          dimension.name === "all" && offset > MINUTE_PLACING_MIN
+          dimension.name === "all" && offset > MINUTE_PLACING_MIN && this.database.dialect === "sqlite"
             ? await this.locateMinute(start.bucket, order, offset)
             : undefined;
         if (minute) {
