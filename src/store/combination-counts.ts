@@ -4,7 +4,7 @@ import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
 import { filterComplaints, type StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
-import { CountSeries } from "./dimension-counts.js";
+import { type CountSeries, seriesOf } from "./dimension-counts.js";
 
 /** Hours since the epoch of `created_at`, rounded down also before 1970 (both engines' `/` truncate). */
 const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) % 3600) / 3600`;
@@ -75,12 +75,6 @@ export class CombinationCounts {
           )
         : compiled;
     const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(statement);
-    const buckets = new Int32Array(rows.length);
-    const before = new Float64Array(rows.length + 1);
-    rows.forEach((row, index) => {
-      buckets[index] = Number(row.bucket);
-      before[index + 1] = before[index]! + Number(row.count);
-    });
-    return new CountSeries(SECONDS_PER_HOUR, buckets, before);
+    return seriesOf(SECONDS_PER_HOUR, rows);
   }
 }

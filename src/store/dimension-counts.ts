@@ -358,7 +358,7 @@ export class DimensionCounts {
 }
 
 /** A `CountSeries` of rows of (bucket, count), ascending by bucket. */
-function seriesOf(
+export function seriesOf(
   bucketSeconds: number,
   rows: ReadonlyArray<{ bucket: number; count: number | string | bigint }>,
 ): CountSeries {
