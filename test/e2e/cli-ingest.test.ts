@@ -95,12 +95,13 @@ const LARGE_ROWS = 300_000;
 /**
  * Allowed growth of the peak resident memory from a 300-row file to the large one. A streaming
  * import still fills fixed-size buffers a small file never does (SQLite's 16 MB write cache, the
- * parsing thread's capped heap, V8's heap slack). Measured with the built CLI: 84 MB for 300 rows
- * and 170 MB for 300,000 on SQLite (219 MB for 1.2 million, before a command's SQLite cache became
- * 2 MB), 83 and 129 MB on PostgreSQL. Holding this file's rows as objects would cost about twice
- * the margin.
+ * parsing thread's capped heap, V8's heap slack, the tallies of counts not yet written, which the
+ * writer flushes at a fixed size). Measured with the built CLI: 84 MB for 300 rows and 170 MB for
+ * 300,000 on SQLite, 181 MB since the `violated_on` and minute counts (migrations 015 and 016),
+ * and 201 MB for 1.2 million; 83 and 129 MB on PostgreSQL. Holding this file's rows as objects
+ * would cost about twice the margin.
  */
-const PEAK_GROWTH_LIMIT_MB = 100;
+const PEAK_GROWTH_LIMIT_MB = 115;
 
 for (const dialect of DIALECTS) {
   describe(`ftcapi import dnc (${dialect})`, () => {
