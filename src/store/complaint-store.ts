@@ -24,7 +24,13 @@ import {
 } from "./complaint-filters.js";
 import { indexLedBy } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
-import { type CountSeries, type Dimension, DimensionCounts, dimensionFor } from "./dimension-counts.js";
+import {
+  type CountSeries,
+  type Dimension,
+  DimensionCounts,
+  daysFrom,
+  dimensionFor,
+} from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
 import { SubjectSpellings } from "./subject-spellings.js";
 
@@ -269,14 +275,12 @@ export class ComplaintStore {
   ): Promise<CompiledQuery> {
     const series = await this.counts.violatedOn(days.first, days.last);
     const window = pageWindow(series, order, offset, limit);
-    const dayList: number[] = [];
-    for (let day = days.first; day <= days.last; day++) dayList.push(day);
     const direction = order === "DESC" ? "desc" : "asc";
     return this.byKeys(
       this.database.db
         .selectFrom("complaints")
         .select(["created_at", "id"])
-        .where("violation_day", "in", dayList)
+        .where("violation_day", "in", daysFrom(days.first, days.last))
         .where("created_at", ">=", window.created.from)
         .where("created_at", "<=", window.created.to)
         .orderBy("created_at", direction)

@@ -314,8 +314,7 @@ export class DimensionCounts {
       `violated_on\u0000${firstDay}\u0000${lastDay}`,
       version,
       async () => {
-        const days: string[] = [];
-        for (let day = firstDay; day <= lastDay; day++) days.push(String(day));
+        const days = daysFrom(firstDay, lastDay).map(String);
         // Summed here rather than grouped in SQL: with GROUP BY hour, SQLite's planner prefers
         // walking every `violated_on` row in hour order (complaint_hour_counts_by_hour) to one seek
         // of the primary key per day and a sort, twenty times slower for a range of ten days.
@@ -355,6 +354,11 @@ export class DimensionCounts {
           .execute();
     return seriesOf(isHourly(dimension.name) ? SECONDS_PER_HOUR : SECONDS_PER_DAY, rows);
   }
+}
+
+/** The day numbers `first` to `last`, both included. */
+export function daysFrom(first: number, last: number): number[] {
+  return Array.from({ length: Math.max(0, last - first + 1) }, (_, index) => first + index);
 }
 
 /** A `CountSeries` of rows of (bucket, count), ascending by bucket. */
