@@ -253,7 +253,8 @@ export class ServerMetrics {
         labelNames: ["lane"],
         registers,
         collect() {
-          for (const figures of lanes()) this.set({ lane: figures.lane }, value(figures));
+          for (const figures of lanes())
+            if (figures.lane !== "loop") this.set({ lane: figures.lane }, value(figures));
         },
       });
     gauge(
@@ -273,7 +274,7 @@ export class ServerMetrics {
     );
     new Counter({
       name: "ftcapi_sqlite_reads_total",
-      help: "SQLite statements run by the read threads, by lane; each in the long lane outran the quick lane's budget first",
+      help: "SQLite reads by lane: run by the read threads (quick; long, each after outrunning the quick lane's budget) or by the event loop itself (loop: in a transaction or a stream, never for a page)",
       labelNames: ["lane"],
       registers,
       collect() {

@@ -18,7 +18,8 @@ export const DATA_VERSION_READ_MS = 3;
 
 /** A lane's figures, for the metrics. */
 export interface ReadLaneFigures {
-  readonly lane: "quick" | "long";
+  /** `loop`: no thread; the reads the event loop's own connection ran (in a transaction or a stream). */
+  readonly lane: "quick" | "long" | "loop";
   readonly threads: number;
   /** Threads running a statement now. */
   readonly busy: number;

@@ -295,6 +295,7 @@ class Lane {
 export class SqliteReadPool {
   private readonly quick: Lane;
   private readonly long: Lane;
+  private loopReads = 0;
 
   /**
    * `threads` (at least 2): all but one serve the quick lane, one the long lane.
@@ -336,8 +337,18 @@ export class SqliteReadPool {
     }
   }
 
+  /** Counts a read that the event loop's own connection ran (in a transaction, or not a select node). */
+  noteLoopRead(): void {
+    this.loopReads++;
+  }
+
+  /** Both lanes, and `loop`: the reads the event loop ran itself, which a request should never need. */
   figures(): ReadLaneFigures[] {
-    return [this.quick.figures(), this.long.figures()];
+    return [
+      this.quick.figures(),
+      this.long.figures(),
+      { lane: "loop", threads: 0, busy: 0, waiting: 0, statements: this.loopReads },
+    ];
   }
 
   async close(): Promise<void> {
@@ -364,6 +375,9 @@ export class ReadRoutingSqliteDialect extends SqliteDialect {
   }
 }
 
+/** A statement that only reads, by its text (a select node, or raw text that selects). */
+const READ_STATEMENT = /^\s*(select|with)\b/i;
+
 /** A connection as Kysely holds it: the main one is taken only when a statement needs it. */
 class RoutedConnection implements DatabaseConnection {
   main: DatabaseConnection | undefined;
@@ -382,6 +396,7 @@ class RoutedConnection implements DatabaseConnection {
     if (this.main === undefined && SelectQueryNode.is(query.query)) {
       return { rows: (await this.pool.select(query.sql, query.parameters, false)) as Row[] };
     }
+    if (READ_STATEMENT.test(query.sql)) this.pool.noteLoopRead();
     return (await this.mainConnection()).executeQuery<Row>(query);
   }
 
