@@ -71,7 +71,10 @@ export class CombinationCounts {
     // sends only selects to the read threads, and a raw statement would hold the event loop.
     const statement: CompiledQuery =
       walkIndex !== undefined && this.database.dialect === "sqlite"
-        ? { ...compiled, sql: compiled.sql.replace('from "complaints"', `from "complaints" indexed by "${walkIndex}"`) }
+        ? {
+            ...compiled,
+            sql: compiled.sql.replace('from "complaints"', `from "complaints" indexed by "${walkIndex}"`),
+          }
         : compiled;
     const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(statement);
     return seriesOf(SECONDS_PER_HOUR, rows);

@@ -28,24 +28,35 @@ const PAGES = [
 /** Counts read the count tables in one read transaction, which the event loop's connection runs. */
 const COUNTS = [`${COMPLAINTS}/counts?by=state`];
 const REQUESTS = [...PAGES, ...COUNTS];
+/** Sent all at once: more than a read thread is handed ahead, each answered with its own page. */
+const CONCURRENT = Array.from({ length: 60 }, (_, index) =>
+  index % 2 === 0
+    ? `${COMPLAINTS}?offset=${index * 37}&items_per_page=3`
+    : `${COMPLAINTS}?area_code=212&offset=${index}&items_per_page=2`,
+);
 
 async function scrape(server: ServeProcess): Promise<MetricSample[]> {
   assert.ok(server.metricsUrl, server.output());
   return parseMetrics((await fetchRaw(server.metricsUrl)).body);
 }
 
+async function answer(server: ServeProcess, key: string, ca: string, path: string) {
+  const res = await fetchRaw(`${server.httpsUrl}${path}`, { ca, headers: { "X-Api-Key": key } });
+  // Links name the server's own address, which differs between the two servers.
+  return { status: res.status, body: res.body.replaceAll(server.httpsUrl, "https://server") };
+}
+
+/** The answers to `paths`, asked one after another, or all at once with `together`. */
 async function answers(
   server: ServeProcess,
   key: string,
   paths: readonly string[] = REQUESTS,
+  together = false,
 ): Promise<Array<{ status: number; body: string }>> {
   const ca = await readFile(server.certPath!, "utf8");
+  if (together) return Promise.all(paths.map((path) => answer(server, key, ca, path)));
   const result = [];
-  for (const path of paths) {
-    const res = await fetchRaw(`${server.httpsUrl}${path}`, { ca, headers: { "X-Api-Key": key } });
-    // Links name the server's own address, which differs between the two servers.
-    result.push({ status: res.status, body: res.body.replaceAll(server.httpsUrl, "https://server") });
-  }
+  for (const path of paths) result.push(await answer(server, key, ca, path));
   return result;
 }
 
@@ -73,7 +84,11 @@ describe("SQLite reads on worker threads (--read-threads, a real serve process)"
       // Every read of the pages ran on a thread, the combinations' counts on rows included.
       const loopReads = sampleValue(await scrape(threaded), "ftcapi_sqlite_reads_total", { lane: "loop" });
       assert.equal(loopReads, 0, threaded.output());
-      withThreads = [...pages, ...(await answers(threaded, key, COUNTS))];
+      withThreads = [
+        ...pages,
+        ...(await answers(threaded, key, COUNTS)),
+        ...(await answers(threaded, key, CONCURRENT, true)),
+      ];
       const samples = await scrape(threaded);
       assert.equal(sampleValue(samples, "ftcapi_sqlite_read_threads", { lane: "quick" }), 1);
       assert.equal(sampleValue(samples, "ftcapi_sqlite_read_threads", { lane: "long" }), 1);
@@ -91,12 +106,13 @@ describe("SQLite reads on worker threads (--read-threads, a real serve process)"
       directory,
     );
     try {
-      const expected = await answers(onLoop, key);
+      const asked = [...REQUESTS, ...CONCURRENT];
+      const expected = await answers(onLoop, key, asked);
       assert.deepEqual(
         withThreads.map((answer) => answer.status),
-        REQUESTS.map(() => 200),
+        asked.map(() => 200),
       );
-      for (const [index, path] of REQUESTS.entries())
+      for (const [index, path] of asked.entries())
         assert.ok(withThreads[index]!.body === expected[index]!.body, `${path}: the answers differ`);
       const samples = await scrape(onLoop);
       assert.equal(
