@@ -60,30 +60,20 @@ export function complaintResource(record: Complaint, recordBaseUrl: string): Com
 
 /**
  * The text of `JSON.stringify(complaintEnvelope(...))` for a page read as rows, written directly:
- * no resource objects, no attribute objects, one string (`complaintPageHead`, the resources, then
- * `complaintPageTail`).
+ * no resource objects, no attribute objects, one string. With `reverse`, the rows were read last
+ * to first and are written in the page's order.
  */
 export function complaintPageText(
   rows: readonly ComplaintRow[],
   total: number,
   recordBaseUrl: string,
   selfUrl: string,
+  reverse = false,
 ): string {
   return (
-    complaintPageHead() +
-    complaintResourcesText(rows, recordBaseUrl, false) +
-    complaintPageTail(rows.length, total, selfUrl)
+    `{"data":[${complaintResourcesText(rows, recordBaseUrl, reverse)}],"meta":{"records-this-page":${rows.length}` +
+    `,"record-total":${total},"records-total":${total}},"links":{"self":${JSON.stringify(selfUrl)}}}`
   );
-}
-
-/** What a page's text starts with, before its resources. */
-export function complaintPageHead(): string {
-  return '{"data":[';
-}
-
-/** What a page's text ends with, after its `count` resources. */
-export function complaintPageTail(count: number, total: number, selfUrl: string): string {
-  return `],"meta":{"records-this-page":${count},"record-total":${total},"records-total":${total}},"links":{"self":${JSON.stringify(selfUrl)}}}`;
 }
 
 /**
@@ -116,23 +106,28 @@ export function complaintResourcesText(
 }
 
 /**
- * How a page's rows are written as text where they are read: a named writer and its arguments,
- * plain data, so that it can cross to the thread that read the rows (SQLite's read workers) and the
- * page reaches the event loop as one block of UTF-8 bytes instead of rows to copy, write and encode.
+ * How a page is written as text where its rows are read: a named writer and its arguments, plain
+ * data, so that it can cross to the thread that read the rows (SQLite's read workers) and the whole
+ * answer reaches the event loop as one block of UTF-8 bytes instead of rows to copy, write, encode
+ * and join to the envelope.
  */
 export interface RowRendering {
-  readonly renderer: "complaint-resources";
+  readonly renderer: "complaint-page";
   /** Absolute URL of the collection, without a trailing slash; records link below it. */
   readonly recordBaseUrl: string;
   /** Write the rows last to first. */
   readonly reverse: boolean;
+  /** The query's exact total, for the page's meta. */
+  readonly total: number;
+  /** The page's own link. */
+  readonly selfUrl: string;
 }
 
-/** A page's rows as written by a `RowRendering`. */
+/** A page as written by a `RowRendering`. */
 export interface RenderedRows {
   /** How many rows were written. */
   readonly count: number;
-  /** Their text, UTF-8 encoded. */
+  /** The page's text, UTF-8 encoded. */
   readonly bytes: Uint8Array;
 }
 
@@ -141,13 +136,15 @@ const encoder = new TextEncoder();
 /** Writes `rows` as `rendering` says; the bytes own their buffer, so that it can be transferred. */
 export function renderRows(rows: readonly unknown[][], rendering: RowRendering): RenderedRows {
   switch (rendering.renderer) {
-    case "complaint-resources":
+    case "complaint-page":
       return {
         count: rows.length,
         bytes: encoder.encode(
-          complaintResourcesText(
+          complaintPageText(
             rows as unknown as readonly ComplaintRow[],
+            rendering.total,
             rendering.recordBaseUrl,
+            rendering.selfUrl,
             rendering.reverse,
           ),
         ),

@@ -8,7 +8,7 @@ import {
   isComplaintCountParameterName,
   parseComplaintCountQuery,
 } from "../domain/complaint-count-query.js";
-import { complaintEnvelope, complaintPageHead, complaintPageTail } from "../domain/complaint-envelope.js";
+import { complaintEnvelope } from "../domain/complaint-envelope.js";
 import {
   complaintCsvHeader,
   complaintCsvText,
@@ -34,8 +34,6 @@ import {
   type UnknownParameters,
   withoutApiKey,
 } from "./request-urls.js";
-
-const PAGE_HEAD = Buffer.from(complaintPageHead());
 
 /**
  * `GET /v0/dnc-complaints`, `GET /v0/dnc-complaints/{id}` (spec 4.3, 4.4) and
@@ -71,13 +69,8 @@ export function registerComplaintRoutes(
     // parsed, and parses, to the same query.
     const answer = await cache.answer(selfUrl, async () => {
       const query = parseComplaintQuery(pairs);
-      const page = await complaints.listRendered(query, `${base}${COMPLAINTS.path}`);
-      const { count, bytes } = page.resources;
-      return Buffer.concat([
-        PAGE_HEAD,
-        Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-        Buffer.from(complaintPageTail(count, page.total, selfUrl)),
-      ]);
+      const { bytes } = (await complaints.listRendered(query, `${base}${COMPLAINTS.path}`, selfUrl)).document;
+      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     });
     return send(req, reply, answer);
   });

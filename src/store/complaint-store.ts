@@ -2,7 +2,7 @@ import { type CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
 import { type Complaint, type ComplaintRow, complaintFromRow, matchKey } from "../domain/complaint.js";
 import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
-import type { RenderedRows } from "../domain/complaint-envelope.js";
+import { type RenderedRows, renderRows } from "../domain/complaint-envelope.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
 import { formatDateTime } from "../domain/date-time.js";
@@ -43,7 +43,8 @@ export interface ComplaintPage {
 /** A page of complaints written as resource objects, and the exact number the query matches. */
 export interface RenderedComplaintPage {
   total: number;
-  resources: RenderedRows;
+  /** The page's JSON document, with its number of resources. */
+  document: RenderedRows;
 }
 
 /** Offsets up to this are skipped on the index directly; deeper ones start from a daily count. */
@@ -117,19 +118,26 @@ export class ComplaintStore {
   }
 
   /**
-   * `list`, with the page's rows written as resource objects (`complaintResourcesText`) where they
-   * are read: off the event loop on SQLite's read workers.
+   * `list`, written as the page's whole JSON document (`complaintPageText`) where its rows are read:
+   * off the event loop on SQLite's read workers.
    * @param recordBaseUrl absolute URL of the collection, without a trailing slash.
+   * @param selfUrl the page's own link.
    */
-  async listRendered(wanted: ComplaintQuery, recordBaseUrl: string): Promise<RenderedComplaintPage> {
+  async listRendered(
+    wanted: ComplaintQuery,
+    recordBaseUrl: string,
+    selfUrl: string,
+  ): Promise<RenderedComplaintPage> {
     const { total, select, reversed } = await this.pageOf(wanted);
-    if (select === undefined) return { total, resources: { count: 0, bytes: new Uint8Array(0) } };
-    const resources = await this.database.selectRendered(select, {
-      renderer: "complaint-resources",
+    const rendering = {
+      renderer: "complaint-page",
       recordBaseUrl,
       reverse: reversed,
-    });
-    return { total, resources };
+      total,
+      selfUrl,
+    } as const;
+    if (select === undefined) return { total, document: renderRows([], rendering) };
+    return { total, document: await this.database.selectRendered(select, rendering) };
   }
 
   /**
