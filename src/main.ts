@@ -310,7 +310,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
         : new ServerMetrics({
             freshness,
             pools: poolsOf(database, readDatabase),
-            readLanes: () => (database.dialect === "sqlite" ? database.readLanes() : []),
+            readPool: () => (database.dialect === "sqlite" ? database.readPool() : undefined),
           });
     const rateLimiter = new RateLimiter(database.rateLimitStore(), {
       defaultLimitPerHour: config.rateLimitPerHour,

@@ -111,7 +111,7 @@ export function complaintResourcesText(
  * answer reaches the event loop as one block of UTF-8 bytes instead of rows to copy, write, encode
  * and join to the envelope.
  */
-export interface RowRendering {
+export interface PageRendering {
   readonly renderer: "complaint-page";
   /** Absolute URL of the collection, without a trailing slash; records link below it. */
   readonly recordBaseUrl: string;
@@ -123,31 +123,23 @@ export interface RowRendering {
   readonly selfUrl: string;
 }
 
-/** A page as written by a `RowRendering`. */
-export interface RenderedRows {
-  /** How many rows were written. */
-  readonly count: number;
-  /** The page's text, UTF-8 encoded. */
-  readonly bytes: Uint8Array;
-}
-
 const encoder = new TextEncoder();
 
-/** Writes `rows` as `rendering` says; the bytes own their buffer, so that it can be transferred. */
-export function renderRows(rows: readonly unknown[][], rendering: RowRendering): RenderedRows {
+/**
+ * The page of `rows` as `rendering` says, UTF-8 encoded; the bytes own their buffer, so that it can
+ * be transferred.
+ */
+export function renderPage(rows: readonly unknown[][], rendering: PageRendering): Uint8Array {
   switch (rendering.renderer) {
     case "complaint-page":
-      return {
-        count: rows.length,
-        bytes: encoder.encode(
-          complaintPageText(
-            rows as unknown as readonly ComplaintRow[],
-            rendering.total,
-            rendering.recordBaseUrl,
-            rendering.selfUrl,
-            rendering.reverse,
-          ),
+      return encoder.encode(
+        complaintPageText(
+          rows as unknown as readonly ComplaintRow[],
+          rendering.total,
+          rendering.recordBaseUrl,
+          rendering.selfUrl,
+          rendering.reverse,
         ),
-      };
+      );
   }
 }

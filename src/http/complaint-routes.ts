@@ -69,8 +69,8 @@ export function registerComplaintRoutes(
     // parsed, and parses, to the same query.
     const answer = await cache.answer(selfUrl, async () => {
       const query = parseComplaintQuery(pairs);
-      const { bytes } = (await complaints.listRendered(query, `${base}${COMPLAINTS.path}`, selfUrl)).document;
-      return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const page = await complaints.listRendered(query, `${base}${COMPLAINTS.path}`, selfUrl);
+      return Buffer.from(page.buffer, page.byteOffset, page.byteLength);
     });
     return send(req, reply, answer);
   });

@@ -8,6 +8,7 @@ import {
   type PrometheusContentType,
 } from "prom-client";
 import { statusDocument } from "../domain/collection-status.js";
+import type { ReadLaneFigures, ReadPoolFigures } from "../store/database.js";
 import type { AnswerCache, AnswerCacheFigures, AnswerCacheWatcher } from "./answer-cache.js";
 import type { CollectionFreshness } from "./collection-freshness.js";
 import { databaseErrorCode } from "./database-error-code.js";
@@ -20,23 +21,14 @@ export interface PoolFigures {
   readonly options: { readonly max?: number };
 }
 
-/** A lane of SQLite read threads as the metrics read it (store/sqlite/open-sqlite.ts). */
-export interface ReadLaneFigures {
-  readonly lane: string;
-  readonly threads: number;
-  readonly busy: number;
-  readonly waiting: number;
-  readonly statements: number;
-}
-
 /** What the metrics read when scraped, besides what requests report. */
 export interface MetricsSources {
   /** The collections, for their freshness figures (read from the database at each scrape). */
   freshness: CollectionFreshness;
   /** The PostgreSQL pools, named by role (`primary`, `read`); none on SQLite. */
   pools: ReadonlyArray<{ readonly database: string; readonly pool: PoolFigures }>;
-  /** The SQLite read threads' lanes; none on PostgreSQL or with `--read-threads 0`. */
-  readLanes: () => ReadonlyArray<ReadLaneFigures>;
+  /** The SQLite read threads' figures; undefined on PostgreSQL or with `--read-threads 0`. */
+  readPool: () => ReadPoolFigures | undefined;
 }
 
 /** Which limit refused a request: an API key's own (or the default), DEMO_KEY's, or sign-up's. */
@@ -245,7 +237,8 @@ export class ServerMetrics {
 
   private registerReadLaneMetrics(): void {
     const registers = [this.registry];
-    const lanes = () => this.sources.readLanes();
+    const pool = () => this.sources.readPool();
+    const lanes = () => pool()?.lanes ?? [];
     const gauge = (name: string, help: string, value: (figures: ReadLaneFigures) => number) =>
       new Gauge({
         name,
@@ -253,8 +246,7 @@ export class ServerMetrics {
         labelNames: ["lane"],
         registers,
         collect() {
-          for (const figures of lanes())
-            if (figures.lane !== "loop") this.set({ lane: figures.lane }, value(figures));
+          for (const figures of lanes()) this.set({ lane: figures.lane }, value(figures));
         },
       });
     gauge(
@@ -274,12 +266,15 @@ export class ServerMetrics {
     );
     new Counter({
       name: "ftcapi_sqlite_reads_total",
-      help: "SQLite reads by lane: run by the read threads (quick; long, each after outrunning the quick lane's budget) or by the event loop itself (loop: in a transaction or a stream, never for a page)",
+      help: "SQLite reads by lane: run by the read threads (quick; long, each after outrunning the quick lane's budget) or by the event loop itself (loop: inside a read transaction, never for a page)",
       labelNames: ["lane"],
       registers,
       collect() {
         this.reset();
-        for (const figures of lanes()) this.inc({ lane: figures.lane }, figures.statements);
+        const figures = pool();
+        if (figures === undefined) return;
+        for (const lane of figures.lanes) this.inc({ lane: lane.lane }, lane.statements);
+        this.inc({ lane: "loop" }, figures.loopReads);
       },
     });
   }

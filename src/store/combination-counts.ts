@@ -1,4 +1,4 @@
-import { type CompiledQuery, sql } from "kysely";
+import { CompiledQuery, sql } from "kysely";
 import { SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
@@ -67,14 +67,12 @@ export class CombinationCounts {
       .groupBy(HOUR_OF_CREATED)
       .orderBy("bucket", "asc")
       .compile();
-    // The hint is spliced into the compiled text, and the select node kept: SQLite's read routing
-    // sends only selects to the read threads, and a raw statement would hold the event loop.
-    const statement: CompiledQuery =
+    const statement =
       walkIndex !== undefined && this.database.dialect === "sqlite"
-        ? {
-            ...compiled,
-            sql: compiled.sql.replace('from "complaints"', `from "complaints" indexed by "${walkIndex}"`),
-          }
+        ? CompiledQuery.raw(
+            compiled.sql.replace('from "complaints"', `from "complaints" indexed by "${walkIndex}"`),
+            [...compiled.parameters],
+          )
         : compiled;
     const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(statement);
     return seriesOf(SECONDS_PER_HOUR, rows);

@@ -2,7 +2,7 @@ import { type CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
 import { COMPLAINTS } from "../domain/collections.js";
 import { type Complaint, type ComplaintRow, complaintFromRow, matchKey } from "../domain/complaint.js";
 import type { ComplaintCountQuery } from "../domain/complaint-count-query.js";
-import { type RenderedRows, renderRows } from "../domain/complaint-envelope.js";
+import { renderPage } from "../domain/complaint-envelope.js";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import type { CountResult } from "../domain/count-options.js";
 import { formatDateTime } from "../domain/date-time.js";
@@ -38,13 +38,6 @@ import { SubjectSpellings } from "./subject-spellings.js";
 export interface ComplaintPage {
   total: number;
   rows: ComplaintRow[];
-}
-
-/** A page of complaints written as resource objects, and the exact number the query matches. */
-export interface RenderedComplaintPage {
-  total: number;
-  /** The page's JSON document, with its number of resources. */
-  document: RenderedRows;
 }
 
 /** Offsets up to this are skipped on the index directly; deeper ones start from a daily count. */
@@ -118,16 +111,12 @@ export class ComplaintStore {
   }
 
   /**
-   * `list`, written as the page's whole JSON document (`complaintPageText`) where its rows are read:
-   * off the event loop on SQLite's read workers.
+   * `list` as the page's whole JSON document (`complaintPageText`, UTF-8), written where its rows
+   * are read: off the event loop on SQLite's read workers.
    * @param recordBaseUrl absolute URL of the collection, without a trailing slash.
    * @param selfUrl the page's own link.
    */
-  async listRendered(
-    wanted: ComplaintQuery,
-    recordBaseUrl: string,
-    selfUrl: string,
-  ): Promise<RenderedComplaintPage> {
+  async listRendered(wanted: ComplaintQuery, recordBaseUrl: string, selfUrl: string): Promise<Uint8Array> {
     const { total, select, reversed } = await this.pageOf(wanted);
     const rendering = {
       renderer: "complaint-page",
@@ -136,8 +125,8 @@ export class ComplaintStore {
       total,
       selfUrl,
     } as const;
-    if (select === undefined) return { total, document: renderRows([], rendering) };
-    return { total, document: await this.database.selectRendered(select, rendering) };
+    if (select === undefined) return renderPage([], rendering);
+    return this.database.selectRendered(select, rendering);
   }
 
   /**

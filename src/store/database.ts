@@ -7,7 +7,7 @@
 import type BetterSqlite3 from "better-sqlite3";
 import type { Compilable, CompiledQuery, Kysely } from "kysely";
 import type pg from "pg";
-import type { RenderedRows, RowRendering } from "../domain/complaint-envelope.js";
+import type { PageRendering } from "../domain/complaint-envelope.js";
 import type { ComplaintWriter } from "./complaint-writer.js";
 import type { RateLimitStore } from "./rate-limit-store.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
@@ -18,8 +18,7 @@ export const DATA_VERSION_READ_MS = 3;
 
 /** A lane's figures, for the metrics. */
 export interface ReadLaneFigures {
-  /** `loop`: no thread; the reads the event loop's own connection ran (in a transaction or a stream). */
-  readonly lane: "quick" | "long" | "loop";
+  readonly lane: "quick" | "long";
   readonly threads: number;
   /** Threads running a statement now. */
   readonly busy: number;
@@ -27,6 +26,16 @@ export interface ReadLaneFigures {
   readonly waiting: number;
   /** Statements this lane has run since the pool opened (in the long lane, each was moved there). */
   readonly statements: number;
+}
+
+/** The read threads' figures, for the metrics. */
+export interface ReadPoolFigures {
+  readonly lanes: readonly ReadLaneFigures[];
+  /**
+   * Reads the event loop's own connection ran instead: inside a read transaction (the counts' few
+   * reads that must see one snapshot), or a read the routing missed; no page needs one.
+   */
+  readonly loopReads: number;
 }
 
 interface DatabaseBase {
@@ -59,10 +68,10 @@ interface DatabaseBase {
    */
   selectRows(query: CompiledQuery): Promise<unknown[][]>;
   /**
-   * `selectRows`, with the rows written as `rendering` says where they were read: on SQLite's read
-   * workers, off the event loop; elsewhere here.
+   * The page of `selectRows`' rows, written as `rendering` says (UTF-8) where they were read: on
+   * SQLite's read workers, off the event loop; elsewhere here.
    */
-  selectRendered(query: CompiledQuery, rendering: RowRendering): Promise<RenderedRows>;
+  selectRendered(query: CompiledQuery, rendering: PageRendering): Promise<Uint8Array>;
   /**
    * The indexes of `tables` other than primary keys and unique ones, each with the statement that
    * creates it as the migrations made it: a load into an empty table drops them and builds them
@@ -116,8 +125,8 @@ export interface SqliteDatabase extends DatabaseBase {
    * every few milliseconds (`DATA_VERSION_READ_MS`, 3), since it is asked on every request.
    */
   dataVersion(): number;
-  /** The read threads' lanes (`OpenOptions.readThreads`), none when reads run on the event loop. */
-  readLanes(): ReadLaneFigures[];
+  /** The read threads' figures (`OpenOptions.readThreads`); undefined when reads run on the event loop. */
+  readPool(): ReadPoolFigures | undefined;
   /** Whether statements run under `OpenOptions.statementTimeoutMs` (false without it, or when the extension was not built). */
   readonly hasStatementBudget: boolean;
 }

@@ -40,7 +40,7 @@ describe("database errors in the metrics", () => {
 
   it("a request that fails on the database is counted under its code, with its route and status", async () => {
     const metrics = new ServerMetrics({
-      readLanes: () => [],
+      readPool: () => undefined,
       freshness: new CollectionFreshness([], {} as FreshnessStore),
       pools: [],
     });

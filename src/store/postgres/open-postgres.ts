@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from "kysely";
 import pg from "pg";
-import { renderRows } from "../../domain/complaint-envelope.js";
+import { renderPage } from "../../domain/complaint-envelope.js";
 import { commitLedger } from "../collection-version.js";
 import { type OpenOptions, POSTGRES_REPLY_MARGIN_MS, type PostgresDatabase } from "../database.js";
 import type { CounterSchema, Schema } from "../schema.js";
@@ -59,7 +59,7 @@ export function openPostgres(url: string, options: OpenOptions): PostgresDatabas
       // pool.query hands a timed-out connection back with its error, so the pool ends it.
       return (await pool.query({ text, values: [...parameters], rowMode: "array" })).rows;
     },
-    selectRendered: async (query, rendering) => renderRows(await database.selectRows(query), rendering),
+    selectRendered: async (query, rendering) => renderPage(await database.selectRows(query), rendering),
     writeWithoutWaiting: async (query) => (await query.execute())[0],
     secondaryIndexes: (tables) => postgresSecondaryIndexes(pool, tables),
     complaintWriter: () => new PostgresComplaintWriter(database),

@@ -9,13 +9,14 @@ import {
   Kysely,
   type QueryCompiler,
   type QueryResult,
+  RawNode,
   SelectQueryNode,
   SqliteDialect,
   type SqliteDialectConfig,
   sql,
   type TransactionSettings,
 } from "kysely";
-import { type RenderedRows, type RowRendering, renderRows } from "../../domain/complaint-envelope.js";
+import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
 import { commitLedger } from "../collection-version.js";
 import {
   type CounterFile,
@@ -23,6 +24,7 @@ import {
   type OpenOptions,
   QUICK_READ_BUDGET_MS,
   type ReadLaneFigures,
+  type ReadPoolFigures,
   type SqliteDatabase,
 } from "../database.js";
 import type { Schema } from "../schema.js";
@@ -95,7 +97,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     sqlite,
     dataVersion,
     hasStatementBudget: budget !== undefined,
-    readLanes: () => readPool?.figures() ?? [],
+    readPool: () => readPool?.figures(),
     ...commitLedger(),
     location: file,
     counters,
@@ -116,7 +118,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     },
     selectRendered: async (query, rendering) => {
       if (readPool) return readPool.selectRendered(query.sql, query.parameters, rendering);
-      return renderRows(await database.selectRows(query), rendering);
+      return renderPage(await database.selectRows(query), rendering);
     },
     writeWithoutWaiting: (query) => writeWithoutWaiting(database, query),
     secondaryIndexes: async (tables) => sqliteSecondaryIndexes(sqlite, tables),
@@ -168,7 +170,7 @@ const WORKER_CACHE_KIB = 4_096;
 
 interface Job {
   readonly request: Omit<ReadRequest, "id">;
-  readonly resolve: (result: unknown[] | RenderedRows) => void;
+  readonly resolve: (result: unknown[] | Uint8Array) => void;
   readonly reject: (err: Error) => void;
 }
 
@@ -184,7 +186,8 @@ const STATEMENTS_AHEAD = 32;
 /** One thread with its connection, running its jobs in the order they were handed to it. */
 class ReadThread {
   private worker: Worker;
-  private readonly jobs: Array<Job & { readonly id: number }> = [];
+  /** Handed to the worker and not answered yet, in the order it answers them. */
+  private readonly jobs: Job[] = [];
   private nextId = 0;
 
   constructor(
@@ -192,10 +195,6 @@ class ReadThread {
     private readonly onAnswer: (thread: ReadThread) => void,
   ) {
     this.worker = this.start();
-  }
-
-  get idle(): boolean {
-    return this.jobs.length === 0;
   }
 
   /** Jobs handed to the thread and not answered yet. */
@@ -208,10 +207,9 @@ class ReadThread {
   }
 
   run(job: Job): void {
-    const id = ++this.nextId;
     if (this.jobs.length === 0) this.worker.ref();
-    this.jobs.push({ ...job, id });
-    this.worker.postMessage({ ...job.request, id } satisfies ReadRequest);
+    this.jobs.push(job);
+    this.worker.postMessage({ ...job.request, id: ++this.nextId } satisfies ReadRequest);
   }
 
   terminate(): Promise<number> {
@@ -225,16 +223,12 @@ class ReadThread {
       resourceLimits: { maxYoungGenerationSizeMb: READ_WORKER_YOUNG_GENERATION_MB },
     });
     worker.on("message", (answer: ReadAnswer) => {
-      // The worker answers in the order it was asked.
+      // The worker answers one message at a time, in the order it was sent them.
       const job = this.jobs.shift();
       if (this.jobs.length === 0) worker.unref();
-      if (job === undefined || job.id !== answer.id) {
-        this.replace(new Error(`answer ${answer.id} out of order`), job);
-        return;
-      }
       if ("error" in answer)
-        job.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
-      else job.resolve("rendered" in answer ? answer.rendered : answer.rows);
+        job?.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
+      else job?.resolve("page" in answer ? answer.page : answer.rows);
       this.onAnswer(this);
     });
     worker.on("error", (err) => this.replace(err));
@@ -248,12 +242,10 @@ class ReadThread {
   }
 
   /** A worker that failed is replaced; its jobs fail as an unavailable database (a 503). */
-  private replace(err: Error, taken?: Job): void {
+  private replace(err: Error): void {
     this.worker.removeAllListeners();
-    void this.worker.terminate();
-    const failed = new Error(`SQLite read worker: ${err.message}`);
-    for (const job of [...(taken ? [taken] : []), ...this.jobs.splice(0)])
-      job.reject(Object.assign(failed, { code: "SQLITE_IOERR" }));
+    const failed = Object.assign(new Error(`SQLite read worker: ${err.message}`), { code: "SQLITE_IOERR" });
+    for (const job of this.jobs.splice(0)) job.reject(failed);
     this.worker = this.start();
     this.onAnswer(this);
   }
@@ -280,7 +272,7 @@ class Lane {
     return {
       lane: this.name,
       threads: this.threads.length,
-      busy: this.threads.filter((thread) => !thread.idle).length,
+      busy: this.threads.filter((thread) => thread.load > 0).length,
       // Jobs handed to a thread behind the one it runs wait as well.
       waiting:
         this.queue.length + this.threads.reduce((sum, thread) => sum + Math.max(0, thread.load - 1), 0),
@@ -288,7 +280,7 @@ class Lane {
     };
   }
 
-  run(request: Omit<ReadRequest, "id">): Promise<unknown[] | RenderedRows> {
+  run(request: Omit<ReadRequest, "id">): Promise<unknown[] | Uint8Array> {
     this.statements++;
     return new Promise((resolve, reject) => {
       const job = { request, resolve, reject };
@@ -355,16 +347,16 @@ export class SqliteReadPool {
     return (await this.run({ sql, parameters, rowsAsArrays })) as unknown[];
   }
 
-  /** The rows of a select written as text on the worker that read them (see `RowRendering`). */
+  /** The page of a select's rows, written on the worker that read them (see `PageRendering`). */
   async selectRendered(
     sql: string,
     parameters: readonly unknown[],
-    rendering: RowRendering,
-  ): Promise<RenderedRows> {
-    return (await this.run({ sql, parameters, rowsAsArrays: true, rendering })) as RenderedRows;
+    rendering: PageRendering,
+  ): Promise<Uint8Array> {
+    return (await this.run({ sql, parameters, rowsAsArrays: true, rendering })) as Uint8Array;
   }
 
-  private async run(request: Omit<ReadRequest, "id">): Promise<unknown[] | RenderedRows> {
+  private async run(request: Omit<ReadRequest, "id">): Promise<unknown[] | Uint8Array> {
     try {
       return await this.quick.run(request);
     } catch (err) {
@@ -373,18 +365,13 @@ export class SqliteReadPool {
     }
   }
 
-  /** Counts a read that the event loop's own connection ran (in a transaction, or not a select node). */
+  /** Counts a read that the event loop's own connection ran (inside a transaction, or missed by the routing). */
   noteLoopRead(): void {
     this.loopReads++;
   }
 
-  /** Both lanes, and `loop`: the reads the event loop ran itself, which a request should never need. */
-  figures(): ReadLaneFigures[] {
-    return [
-      this.quick.figures(),
-      this.long.figures(),
-      { lane: "loop", threads: 0, busy: 0, waiting: 0, statements: this.loopReads },
-    ];
+  figures(): ReadPoolFigures {
+    return { lanes: [this.quick.figures(), this.long.figures()], loopReads: this.loopReads };
   }
 
   async close(): Promise<void> {
@@ -411,8 +398,10 @@ export class ReadRoutingSqliteDialect extends SqliteDialect {
   }
 }
 
-/** A statement that only reads, by its text (a select node, or raw text that selects). */
-const READ_STATEMENT = /^\s*(select|with)\b/i;
+/** Whether a statement only reads: a select, built with Kysely or written as raw text. */
+function isRead(query: CompiledQuery): boolean {
+  return SelectQueryNode.is(query.query) || (RawNode.is(query.query) && /^\s*select\b/i.test(query.sql));
+}
 
 /** A connection as Kysely holds it: the main one is taken only when a statement needs it. */
 class RoutedConnection implements DatabaseConnection {
@@ -429,10 +418,10 @@ class RoutedConnection implements DatabaseConnection {
   }
 
   async executeQuery<Row>(query: CompiledQuery): Promise<QueryResult<Row>> {
-    if (this.main === undefined && SelectQueryNode.is(query.query)) {
+    if (this.main === undefined && isRead(query))
       return { rows: (await this.pool.select(query.sql, query.parameters, false)) as Row[] };
-    }
-    if (READ_STATEMENT.test(query.sql)) this.pool.noteLoopRead();
+    // Judged by the text alone, so that the count also shows a read the routing above missed.
+    if (/^\s*(select|with)\b/i.test(query.sql)) this.pool.noteLoopRead();
     return (await this.mainConnection()).executeQuery<Row>(query);
   }
 

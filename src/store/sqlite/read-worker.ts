@@ -5,7 +5,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { type RenderedRows, type RowRendering, renderRows } from "../../domain/complaint-envelope.js";
+import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
 import { StatementBudget } from "./statement-budget.js";
 
 /** What a read worker is started with. */
@@ -26,7 +26,7 @@ export interface ReadRequest {
   readonly sql: string;
   readonly parameters: readonly unknown[];
   readonly rowsAsArrays: boolean;
-  readonly rendering?: RowRendering;
+  readonly rendering?: PageRendering;
 }
 
 /**
@@ -35,7 +35,7 @@ export interface ReadRequest {
  */
 export type ReadAnswer =
   | { readonly id: number; readonly rows: unknown[] }
-  | { readonly id: number; readonly rendered: RenderedRows }
+  | { readonly id: number; readonly page: Uint8Array }
   | { readonly id: number; readonly error: { readonly code: string | undefined; readonly message: string } };
 
 const options = workerData as ReadWorkerOptions;
@@ -70,10 +70,8 @@ parentPort?.on("message", (request: ReadRequest) => {
     const read = () => statement.all(...request.parameters);
     const rows = budget ? budget.run(read) : read();
     if (request.rendering) {
-      const rendered = renderRows(rows as unknown[][], request.rendering);
-      parentPort?.postMessage({ id: request.id, rendered } satisfies ReadAnswer, [
-        rendered.bytes.buffer as ArrayBuffer,
-      ]);
+      const page = renderPage(rows as unknown[][], request.rendering);
+      parentPort?.postMessage({ id: request.id, page } satisfies ReadAnswer, [page.buffer as ArrayBuffer]);
       return;
     }
     answer = { id: request.id, rows };
