@@ -266,7 +266,7 @@ export class ServerMetrics {
     );
     new Counter({
       name: "ftcapi_sqlite_reads_total",
-      help: "SQLite reads by lane: run by the read threads (quick; long, each after outrunning the quick lane's budget) or by the event loop itself (loop: inside a read transaction, never for a page)",
+      help: "SQLite reads by lane: run by the read threads (quick; long, each after outrunning the quick lane's budget) or by the event loop itself (loop: inside a read transaction, never for a page; idle-loop: while it had nothing else to do, the few reads of a lone request)",
       labelNames: ["lane"],
       registers,
       collect() {
@@ -275,6 +275,7 @@ export class ServerMetrics {
         if (figures === undefined) return;
         for (const lane of figures.lanes) this.inc({ lane: lane.lane }, lane.statements);
         this.inc({ lane: "loop" }, figures.loopReads);
+        this.inc({ lane: "idle-loop" }, figures.idleLoopReads);
       },
     });
   }

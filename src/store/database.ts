@@ -36,6 +36,8 @@ export interface ReadPoolFigures {
    * reads that must see one snapshot), or a read the routing missed; no page needs one.
    */
   readonly loopReads: number;
+  /** Reads run on the event loop's own read-only connection while it was idle (`SqliteReadPool`). */
+  readonly idleLoopReads: number;
 }
 
 interface DatabaseBase {

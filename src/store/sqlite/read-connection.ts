@@ -1,0 +1,99 @@
+import BetterSqlite3 from "better-sqlite3";
+import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
+import { StatementBudget } from "./statement-budget.js";
+
+/** How a read connection is opened. */
+export interface ReadConnectionOptions {
+  readonly file: string;
+  /** Its budget per statement; undefined: unbounded. */
+  readonly budgetMs: number | undefined;
+  /** Its page cache, in KiB. */
+  readonly cacheKib: number;
+}
+
+/**
+ * One select to run: rows as objects, or as arrays of the selected values (`rowsAsArrays`), or
+ * written as text here (`rendering`, which implies arrays).
+ */
+export interface ReadRequest {
+  readonly id: number;
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+  readonly rowsAsArrays: boolean;
+  readonly rendering?: PageRendering;
+}
+
+/**
+ * The rows of a `ReadRequest` (or their text, as bytes that own their buffer), or the SQLite error
+ * it met (`code` as better-sqlite3 names it).
+ */
+export type ReadAnswer =
+  | { readonly id: number; readonly rows: unknown[] }
+  | { readonly id: number; readonly page: Uint8Array }
+  | { readonly id: number; readonly error: { readonly code: string | undefined; readonly message: string } };
+
+/**
+ * A read-only connection to the file that answers selects one at a time, each under its budget: a
+ * read thread's (read-worker.ts), or the event loop's own while it has nothing else to do
+ * (`SqliteReadPool`).
+ */
+export class ReadConnection {
+  private readonly sqlite: BetterSqlite3.Database;
+  private readonly budget: StatementBudget | undefined;
+  // Kept by their SQL, as on the main connection: preparing costs more than running most of them.
+  private readonly statements = new Map<string, BetterSqlite3.Statement>();
+  private readonly arrayStatements = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(options: ReadConnectionOptions) {
+    this.sqlite = new BetterSqlite3(options.file, { readonly: true, fileMustExist: true });
+    this.sqlite.pragma("busy_timeout = 10000");
+    this.sqlite.pragma(`cache_size = -${options.cacheKib}`);
+    this.sqlite.pragma("temp_store = MEMORY");
+    this.budget =
+      options.budgetMs === undefined ? undefined : StatementBudget.load(this.sqlite, options.budgetMs);
+  }
+
+  /** Whether its statements run under the budget it was opened with (false when the extension was not built). */
+  get hasBudget(): boolean {
+    return this.budget !== undefined;
+  }
+
+  /** Runs the request; every failure is in the answer, none thrown. */
+  answer(request: ReadRequest): ReadAnswer {
+    try {
+      const statement = this.statementFor(
+        request.sql,
+        request.rowsAsArrays || request.rendering !== undefined,
+      );
+      const read = () => statement.all(...request.parameters);
+      const rows = this.budget ? this.budget.run(read) : read();
+      if (request.rendering)
+        return { id: request.id, page: renderPage(rows as unknown[][], request.rendering) };
+      return { id: request.id, rows };
+    } catch (err) {
+      const { code, message } = err as { code?: unknown; message?: unknown };
+      return {
+        id: request.id,
+        error: { code: typeof code === "string" ? code : undefined, message: String(message) },
+      };
+    }
+  }
+
+  close(): void {
+    this.sqlite.close();
+  }
+
+  private statementFor(sql: string, rowsAsArrays: boolean): BetterSqlite3.Statement {
+    const kept = rowsAsArrays ? this.arrayStatements : this.statements;
+    let statement = kept.get(sql);
+    if (statement === undefined) {
+      statement = this.sqlite.prepare(sql);
+      if (!statement.reader)
+        throw Object.assign(new Error("a read connection runs selects only"), { code: "SQLITE_READONLY" });
+      if (rowsAsArrays) statement.raw(true);
+      if (kept.size >= 2000) kept.clear();
+      kept.set(sql, statement);
+    }
+    return statement;
+  }
+}
