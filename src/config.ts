@@ -108,6 +108,12 @@ export interface ServeConfig extends DatabaseConfig {
    */
   readonly noticeThread: boolean;
   /**
+   * SQLite: read the database file once at start, in the background, so that the first requests
+   * find it in the operating system's file cache instead of waiting for the disk (skipped when the
+   * file is larger than half the memory available).
+   */
+  readonly warmFileCache: boolean;
+  /**
    * The port of the Prometheus `/metrics` listener (plain HTTP, apart from the API's ports; with
    * `workers` > 1 the primary's, aggregating every worker); undefined: no metrics are kept or served.
    */
@@ -148,6 +154,7 @@ export interface RawServeOptions {
   tlsKey?: string;
   trustProxy?: boolean;
   noticeThread?: boolean;
+  warmFileCache?: boolean;
   ignoreUnknownParameters?: boolean;
   baseUrl?: string;
   demo?: boolean;
@@ -217,6 +224,12 @@ export const SERVE_OPTIONS = {
     negatedFlag: "--no-notice-thread",
     variable: "FTCAPI_NOTICE_THREAD",
     help: "hold the notices on a thread of their own, off the event loop (the default; --no-notice-thread: on the event loop)",
+  },
+  warmFileCache: {
+    flag: "--warm-file-cache",
+    negatedFlag: "--no-warm-file-cache",
+    variable: "FTCAPI_WARM_FILE_CACHE",
+    help: "SQLite: read the database file once at start, in the background, so that first requests do not wait for the disk (the default; skipped when the file is larger than half the memory available)",
   },
   ignoreUnknownParameters: {
     flag: "--ignore-unknown-parameters",
@@ -349,7 +362,7 @@ function raw(
   env: Environment,
   name: Exclude<
     keyof RawServeOptions,
-    "trustProxy" | "noticeThread" | "ignoreUnknownParameters" | "demo" | "disableRateLimits"
+    "trustProxy" | "noticeThread" | "warmFileCache" | "ignoreUnknownParameters" | "demo" | "disableRateLimits"
   >,
 ): string | undefined {
   const option: ServeOption = SERVE_OPTIONS[name];
@@ -382,6 +395,8 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     trustProxy: flags.trustProxy ?? booleanVariable("FTCAPI_TRUST_PROXY", env.FTCAPI_TRUST_PROXY),
     noticeThread:
       flags.noticeThread ?? booleanVariable("FTCAPI_NOTICE_THREAD", env.FTCAPI_NOTICE_THREAD, true),
+    warmFileCache:
+      flags.warmFileCache ?? booleanVariable("FTCAPI_WARM_FILE_CACHE", env.FTCAPI_WARM_FILE_CACHE, true),
     ignoreUnknownParameters:
       flags.ignoreUnknownParameters ??
       booleanVariable("FTCAPI_IGNORE_UNKNOWN_PARAMETERS", env.FTCAPI_IGNORE_UNKNOWN_PARAMETERS),

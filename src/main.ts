@@ -22,7 +22,7 @@ import {
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
-import type { Database } from "./store/database.js";
+import { type Database, isPostgresUrl } from "./store/database.js";
 import { FreshnessStore } from "./store/freshness-store.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
@@ -31,6 +31,7 @@ import { NoticeStore } from "./store/notice-store.js";
 import { NoticeThread } from "./store/notice-thread.js";
 import { openDatabase } from "./store/open-database.js";
 import { SettingsStore } from "./store/settings-store.js";
+import { megabytes, warmFileCache } from "./store/sqlite/warm-file-cache.js";
 
 export interface RunningServer {
   httpsUrl: string;
@@ -60,7 +61,8 @@ export async function serve(
   config: ServeConfig,
   log: (line: string) => void,
 ): Promise<RunningServer & { isPrimary: boolean }> {
-  if (config.workers <= 1) return { ...(await startServer(config, log)), isPrimary: true };
+  if (config.workers <= 1)
+    return withFileCacheWarming(config, log, { ...(await startServer(config, log)), isPrimary: true });
   if (cluster.isWorker) return { ...(await startWorker(config, log)), isPrimary: false };
   const { certPath } = (await prepareWithoutBudget(config, log)).tls;
   // The primary alone listens for metrics, and answers with every worker's, aggregated.
@@ -71,11 +73,51 @@ export async function serve(
       await workers.stop();
       await metrics?.close();
     };
-    return { ...workers, stop, certPath, metricsUrl: metrics?.url, isPrimary: true };
+    return withFileCacheWarming(config, log, {
+      ...workers,
+      stop,
+      certPath,
+      metricsUrl: metrics?.url,
+      isPrimary: true,
+    });
   } catch (err) {
     await metrics?.close();
     throw err;
   }
+}
+
+/**
+ * The server, with its SQLite file read into the operating system's file cache in the background
+ * (`ServeConfig.warmFileCache`, store/sqlite/warm-file-cache.ts), once, by the process that serves or
+ * by the primary for its workers; the outcome is logged. Stopping the server stops the reading first.
+ */
+function withFileCacheWarming<Server extends RunningServer>(
+  config: ServeConfig,
+  log: (line: string) => void,
+  server: Server,
+): Server {
+  if (!config.warmFileCache || isPostgresUrl(config.db)) return server;
+  const file = resolve(config.db);
+  const controller = new AbortController();
+  const warming = warmFileCache(file, { signal: controller.signal }).then(
+    (outcome) => {
+      if (outcome.warmed)
+        log(
+          `file cache: read ${file} (${megabytes(outcome.bytes)}) in ${outcome.seconds.toFixed(1)} s, so that first requests do not wait for the disk`,
+        );
+      else if (outcome.reason !== "stopped")
+        log(`file cache: not read ahead: ${file} (${megabytes(outcome.bytes)}) is ${outcome.reason}`);
+    },
+    (err: unknown) => log(`file cache: not read ahead: ${(err as Error).message}`),
+  );
+  return {
+    ...server,
+    stop: async () => {
+      controller.abort();
+      await warming;
+      await server.stop();
+    },
+  };
 }
 
 /** What a worker tells the primary once started (or not). */

@@ -63,6 +63,13 @@ describe("serve options are said once (SERVE_OPTIONS)", () => {
     assert.equal(serveConfig({ noticeThread: true }, { FTCAPI_NOTICE_THREAD: "0" }).noticeThread, true);
   });
 
+  it("the SQLite file is read into the file cache at start unless --no-warm-file-cache or the variable says otherwise", () => {
+    assert.equal(serveConfig({}, {}).warmFileCache, true);
+    assert.equal(serveConfig({ warmFileCache: false }, {}).warmFileCache, false);
+    assert.equal(serveConfig({}, { FTCAPI_WARM_FILE_CACHE: "false" }).warmFileCache, false);
+    assert.equal(serveConfig({ warmFileCache: true }, { FTCAPI_WARM_FILE_CACHE: "0" }).warmFileCache, true);
+  });
+
   it("a variable is read when no flag is given, and the flag wins", () => {
     assert.equal(serveConfig({}, { FTCAPI_PORT: "9443" }).port, 9443);
     assert.equal(serveConfig({ port: "7443" }, { FTCAPI_PORT: "9443" }).port, 7443);

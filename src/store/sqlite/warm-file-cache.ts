@@ -1,0 +1,59 @@
+import { open, stat } from "node:fs/promises";
+import { freemem } from "node:os";
+
+/** Bytes read at a time, into one buffer reused for the whole file. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/** What `warmFileCache` did. */
+export type FileCacheWarming =
+  | { readonly warmed: true; readonly bytes: number; readonly seconds: number }
+  | { readonly warmed: false; readonly bytes: number; readonly reason: string };
+
+/**
+ * Reads a SQLite database file (and its write-ahead log) once from start to end, so that the
+ * operating system's file cache holds it: a page read by a request then costs a copy of a few
+ * microseconds instead of a disk read (about 150 µs each on the virtual disks measured, and a
+ * filtered page reads about 50 of them). The bytes read are not kept: the process's memory does not
+ * grow. Skipped when the files are larger than half of `availableBytes` (by default the memory the
+ * system has available), where reading them would only push out what was cached before.
+ * One read at a time, on libuv's thread pool: the event loop is not held. Stops early, saying so,
+ * once `signal` is aborted.
+ */
+export async function warmFileCache(
+  file: string,
+  options: { availableBytes?: number; signal?: AbortSignal } = {},
+): Promise<FileCacheWarming> {
+  const files = [file, `${file}-wal`];
+  const sizes = await Promise.all(
+    files.map(async (path) => (await stat(path).catch(() => undefined))?.size ?? 0),
+  );
+  const bytes = sizes.reduce((sum, size) => sum + size, 0);
+  const availableBytes = options.availableBytes ?? freemem();
+  if (bytes > availableBytes / 2)
+    return {
+      warmed: false,
+      bytes,
+      reason: `larger than half the memory available (${megabytes(availableBytes)})`,
+    };
+  const started = performance.now();
+  const buffer = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  for (const path of files) {
+    const handle = await open(path).catch(() => undefined);
+    if (handle === undefined) continue;
+    try {
+      for (;;) {
+        if (options.signal?.aborted) return { warmed: false, bytes, reason: "stopped" };
+        const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, null);
+        if (bytesRead === 0) break;
+      }
+    } finally {
+      await handle.close();
+    }
+  }
+  return { warmed: true, bytes, seconds: (performance.now() - started) / 1000 };
+}
+
+/** `1,452.1 MB`. */
+export function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toLocaleString("en-US", { minimumFractionDigits: 1, maximumFractionDigits: 1 })} MB`;
+}
