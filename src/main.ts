@@ -353,6 +353,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
             freshness,
             pools: poolsOf(database, readDatabase),
             readPool: () => (database.dialect === "sqlite" ? database.readPool() : undefined),
+            countSeries: () => complaints.countSeriesFigures(),
           });
     const rateLimiter = new RateLimiter(database.rateLimitStore(), {
       defaultLimitPerHour: config.rateLimitPerHour,

@@ -31,14 +31,15 @@ export interface AnswerCacheFigures {
 export type AnswerCacheWatcher = (cache: AnswerCache) => void;
 
 /**
- * Characters each answer cache of a process keeps at most, keys (digests) included: 21 M in all (about 21 MB,
+ * Characters each answer cache of a process keeps at most, keys (digests) included: 11 M in all (about 11 MB,
  * answers being mostly ASCII), so that with the notices in memory and V8's heap limit a process
- * stays within its memory budget under any mix of requests (docs/deployment.md, Operations).
+ * stays within its memory budget under any mix of requests (docs/deployment.md, Operations). About
+ * 270 complaint pages: the popular pages a cache is for, not the distinct ones clients walk.
  */
 export const ANSWER_CACHE_CHARACTERS = {
-  complaints: 12 * 1024 * 1024,
-  complaintCounts: 4 * 1024 * 1024,
-  notices: 4 * 1024 * 1024,
+  complaints: 6 * 1024 * 1024,
+  complaintCounts: 2 * 1024 * 1024,
+  notices: 2 * 1024 * 1024,
   noticeCounts: 1024 * 1024,
 } as const;
 

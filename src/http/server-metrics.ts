@@ -9,6 +9,7 @@ import {
 } from "prom-client";
 import { statusDocument } from "../domain/collection-status.js";
 import type { ReadLaneFigures, ReadPoolFigures } from "../store/database.js";
+import type { CountSeriesFigures } from "../store/dimension-counts.js";
 import type { AnswerCache, AnswerCacheFigures, AnswerCacheWatcher } from "./answer-cache.js";
 import type { CollectionFreshness } from "./collection-freshness.js";
 import { databaseErrorCode } from "./database-error-code.js";
@@ -29,6 +30,8 @@ export interface MetricsSources {
   pools: ReadonlyArray<{ readonly database: string; readonly pool: PoolFigures }>;
   /** The SQLite read threads' figures; undefined on PostgreSQL or with `--read-threads 0`. */
   readPool: () => ReadPoolFigures | undefined;
+  /** The complaints' count series kept in memory. */
+  countSeries: () => CountSeriesFigures;
 }
 
 /** Which limit refused a request: an API key's own (or the default), DEMO_KEY's, or sign-up's. */
@@ -121,6 +124,23 @@ export class ServerMetrics {
     this.registerPoolMetrics();
     this.registerReadLaneMetrics();
     this.registerCollectionMetrics();
+    const countSeries = () => this.sources.countSeries();
+    new Gauge({
+      name: "ftcapi_count_series_entries",
+      help: "Complaint count series kept in memory (per filter value, and per combination of filters)",
+      registers,
+      collect() {
+        this.set(countSeries().entries);
+      },
+    });
+    new Gauge({
+      name: "ftcapi_count_series_kept_bytes",
+      help: "Bytes of the complaint count series kept in memory, their keys included",
+      registers,
+      collect() {
+        this.set(countSeries().keptBytes);
+      },
+    });
   }
 
   /** Counts an answered request: its route pattern (never the URL), method, status and duration. */

@@ -4,7 +4,7 @@ import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
 import { filterComplaints, type StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
-import { type CountSeries, seriesOf } from "./dimension-counts.js";
+import { type CountSeries, type CountSeriesFigures, keptSeriesBytes, seriesOf } from "./dimension-counts.js";
 
 /** Hours since the epoch of `created_at`, rounded down also before 1970 (both engines' `/` truncate). */
 const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) % 3600) / 3600`;
@@ -20,13 +20,18 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
 
-  /** `maxBuckets`: hours kept over all combinations; the least recently used go first. */
+  /** `maxBytes`: series kept over all combinations (`keptSeriesBytes`); the least recently used go first. */
   constructor(
     private readonly database: Database,
     private readonly version: CollectionVersion,
-    maxBuckets = 1_000_000,
+    maxBytes = 12 * 1024 * 1024,
   ) {
-    this.series = new VersionedLru(maxBuckets);
+    this.series = new VersionedLru(maxBytes);
+  }
+
+  /** The series kept now. */
+  figures(): CountSeriesFigures {
+    return { entries: this.series.size, keptBytes: this.series.keptWeight };
   }
 
   /**
@@ -52,7 +57,7 @@ export class CombinationCounts {
       key,
       version,
       () => this.load(query, walkIndex),
-      (loaded) => Math.max(1, loaded.length),
+      (loaded) => keptSeriesBytes(key, loaded),
     );
   }
 

@@ -26,6 +26,7 @@ import { indexLedBy } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
 import {
   type CountSeries,
+  type CountSeriesFigures,
   type Dimension,
   DimensionCounts,
   daysFrom,
@@ -87,6 +88,15 @@ export class ComplaintStore {
       (created) => this.total({ order: "DESC", limit: 0, offset: 0, ...(created ? { created } : {}) }),
       this.subjects,
     );
+  }
+
+  /** The count series kept in memory, per dimension and per combination of filters, together. */
+  countSeriesFigures(): CountSeriesFigures {
+    const [dimensions, combinations] = [this.counts.figures(), this.combinations.figures()];
+    return {
+      entries: dimensions.entries + combinations.entries,
+      keptBytes: dimensions.keptBytes + combinations.keptBytes,
+    };
   }
 
   /** Complaints counted by one or two fields, exactly (`GET /v0/dnc-complaints/counts`). */

@@ -201,6 +201,25 @@ export function isHourly(name: Dimension["name"]): boolean {
  * sum over any run of buckets and the bucket that holds a given position are found by binary
  * search, whatever the span. `buckets` holds bucket numbers (days or hours since the epoch).
  */
+/**
+ * What a kept `CountSeries` weighs in its cache, in bytes: its buckets (an Int32 and a Float64
+ * each), its key (two bytes a character at most) and the entry around them; a series with no bucket
+ * weighs more than any budget, so it is not kept. Keys count because a filter value is as long as a
+ * request allows (16 KB): weighed by buckets alone, the series of distinct long values that match
+ * nothing were kept as one bucket each, and filled memory (18 MB in 60 s of `bench:memory`). A
+ * value that matches nothing is found again by one probe of an index.
+ */
+export function keptSeriesBytes(key: string, series: CountSeries): number {
+  return series.length === 0 ? Number.POSITIVE_INFINITY : 128 + 2 * key.length + 12 * series.length;
+}
+
+/** What a cache of count series holds (for the metrics). */
+export interface CountSeriesFigures {
+  readonly entries: number;
+  /** Their weight, `keptSeriesBytes` summed. */
+  readonly keptBytes: number;
+}
+
 export class CountSeries {
   /** `before[i]` is the sum of the counts of `buckets[0..i-1]`; it has one more entry than `buckets`. */
   constructor(
@@ -283,23 +302,29 @@ export class CountSeries {
 export class DimensionCounts {
   private readonly series: VersionedLru<CountSeries>;
 
-  /** `maxBuckets`: buckets kept over all dimensions; the least recently used dimensions go first. */
+  /** `maxBytes`: series kept over all dimensions (`keptSeriesBytes`); the least recently used go first. */
   constructor(
     private readonly database: Database,
     private readonly version: CollectionVersion,
-    maxBuckets = 4_000_000,
+    maxBytes = 48 * 1024 * 1024,
   ) {
-    this.series = new VersionedLru(maxBuckets);
+    this.series = new VersionedLru(maxBytes);
+  }
+
+  /** The series kept now. */
+  figures(): CountSeriesFigures {
+    return { entries: this.series.size, keptBytes: this.series.keptWeight };
   }
 
   /** The counts of `dimension`, ascending by bucket. */
   async of(dimension: Dimension): Promise<CountSeries> {
     const { version } = await this.version.current();
+    const key = `${dimension.name}\u0000${dimension.value}`;
     return this.series.getOrLoad(
-      `${dimension.name}\u0000${dimension.value}`,
+      key,
       version,
       () => this.load(dimension),
-      (loaded) => Math.max(1, loaded.length),
+      (loaded) => keptSeriesBytes(key, loaded),
     );
   }
 

@@ -15,7 +15,7 @@ const COMPLAINTS = "/v0/dnc-complaints";
 const NOTICES = "/v0/hsr-early-termination-notices";
 const ROWS = 200;
 /** The complaint list cache's documented limit (docs/metrics.md). */
-const CACHE_LIMIT_CHARACTERS = 12 * 1024 * 1024;
+const CACHE_LIMIT_CHARACTERS = 6 * 1024 * 1024;
 
 /** A database of `ROWS` generated complaints (no notices), and the directory to serve it from. */
 async function importedDatabase(
@@ -247,6 +247,38 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
       }
     });
   }
+
+  it("keeps the count series of values that match, not of long values that match nothing (sqlite)", async () => {
+    const { db, directory } = await importedDatabase("sqlite");
+    const key = await createKeyWithCli(db, "series@example.com", "--unlimited");
+    const server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"), 120_000, directory);
+    try {
+      const ca = await readFile(server.certPath!, "utf8");
+      const get = async (path: string) => {
+        const res = await fetchRaw(`${server.httpsUrl}${path}`, { ca, headers: { "X-Api-Key": key } });
+        assert.equal(res.status, 200, res.body);
+        return res.json();
+      };
+      const kept = async () => sampleValue(await scrape(server), "ftcapi_count_series_kept_bytes")!;
+      const before = await kept();
+      // Forty distinct cities of 8,000 letters each, in every state: none matches.
+      for (let index = 0; index < 40; index++) {
+        const city = `${"x".repeat(7_990)}${String(index).padStart(10, "0")}`;
+        assert.equal((await get(`${COMPLAINTS}?city=${city}`)).meta["record-total"], 0);
+      }
+      assert.ok((await kept()) - before < 8_000, "series of values that match nothing are not kept");
+      const page = await get(`${COMPLAINTS}?items_per_page=50`);
+      const city = page.data
+        .map((record: { attributes: Record<string, string> }) => record.attributes["consumer-city"])
+        .find((name: string) => name !== "");
+      const found = await get(`${COMPLAINTS}?city=${encodeURIComponent(city)}`);
+      assert.ok(found.meta["record-total"] > 0);
+      assert.ok((await kept()) > before, "a city that matches keeps its series");
+      assert.ok(sampleValue(await scrape(server), "ftcapi_count_series_entries")! >= 1);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
 
   it("with --workers 2, the primary's metrics port sums both workers", async () => {
     const { db, directory } = await importedDatabase("sqlite");

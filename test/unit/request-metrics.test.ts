@@ -41,6 +41,7 @@ describe("database errors in the metrics", () => {
   it("a request that fails on the database is counted under its code, with its route and status", async () => {
     const metrics = new ServerMetrics({
       readPool: () => undefined,
+      countSeries: () => ({ entries: 0, keptBytes: 0 }),
       freshness: new CollectionFreshness([], {} as FreshnessStore),
       pools: [],
     });
