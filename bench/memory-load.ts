@@ -121,19 +121,18 @@ function memory(): { rssMb: number; peakMb: number } {
 const before = memory();
 const timeline: Array<{ second: number; rssMb: number }> = [];
 const started = Date.now();
-// wrk blocks this process while it runs, so a small child process samples the server's memory.
+// wrk blocks this process while it runs, so a small child process samples the server's memory, into
+// a file: a pipe that nobody reads while wrk runs fills after a few minutes of samples and stops it.
+const samplesFile = `${script}.samples`;
+writeFileSync(samplesFile, "");
 const sampling = spawn(
   process.execPath,
   [
     "-e",
-    `const fs=require("fs");setInterval(()=>{try{const s=fs.readFileSync("/proc/${pid}/status","utf8");console.log(Date.now()+" "+/VmRSS:\\s+(\\d+)/.exec(s)[1])}catch{}},1000)`,
+    `const fs=require("fs");setInterval(()=>{try{const s=fs.readFileSync("/proc/${pid}/status","utf8");fs.appendFileSync(${JSON.stringify(samplesFile)},Date.now()+" "+/VmRSS:\\s+(\\d+)/.exec(s)[1]+"\\n")}catch{}},1000)`,
   ],
-  { stdio: ["ignore", "pipe", "ignore"] },
+  { stdio: "ignore" },
 );
-let samples = "";
-sampling.stdout!.on("data", (chunk) => {
-  samples += chunk;
-});
 const result = wrk(`${server.httpUrl}/`, {
   connections: Number(values.connections),
   seconds,
@@ -146,7 +145,7 @@ await new Promise((resolve) => setTimeout(resolve, 10_000));
 const rested = memory();
 await server.stop();
 
-for (const line of samples.trim().split("\n")) {
+for (const line of readFileSync(samplesFile, "utf8").trim().split("\n")) {
   const [at, kb] = line.split(" ").map(Number);
   if (at && kb) timeline.push({ second: Math.round((at - started) / 1000), rssMb: kb / 1024 });
 }
