@@ -16,9 +16,6 @@ import type { NoticeListRequest, NoticePage } from "./notice-reader.js";
 import { NoticeStore } from "./notice-store.js";
 import { openDatabase } from "./open-database.js";
 
-/** The page cache of the thread's SQLite connection, in KiB. */
-const NOTICE_THREAD_CACHE_KIB = 2_048;
-
 /** What a notice thread is started with. */
 export interface NoticeThreadOptions {
   /** The database's file or URL, as `openDatabase` takes it. */
@@ -53,9 +50,9 @@ const options = workerData as NoticeThreadOptions;
 // Filtering notices takes the processor for milliseconds at a time; under a flood of costly notice
 // requests the event loop (health checks, cheap pages) must not wait behind it for a core.
 lowerThreadPriority();
+// With the small page cache `NoticeThread.optionsFor` gives it: the notices are read once per
+// version, into memory, and a page cache would only hold a second copy.
 const database = openDatabase(options.location, options.open);
-// The notices are read once per version, into memory: a page cache would only hold a second copy.
-if (database.dialect === "sqlite") database.sqlite.pragma(`cache_size = -${NOTICE_THREAD_CACHE_KIB}`);
 // Pages are written here, off the event loop, so the time kept resource bytes would save is not
 // the loop's, and their 30 MB would count against the process's memory figure.
 const store = new NoticeStore(database, { keepResources: false });
