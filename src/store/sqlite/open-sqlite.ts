@@ -40,6 +40,7 @@ import {
   ReadConnection,
   type ReadConnectionOptions,
   type ReadRequest,
+  resultOf,
 } from "./read-connection.js";
 import { sqliteSecondaryIndexes } from "./secondary-indexes.js";
 import { openSqliteReadSnapshot } from "./sqlite-read-snapshot.js";
@@ -175,7 +176,7 @@ const READ_WORKER_YOUNG_GENERATION_MB = 6;
 const WORKER_CACHE_KIB = 4_096;
 
 interface Job {
-  readonly request: Omit<ReadRequest, "id">;
+  readonly request: ReadRequest;
   readonly resolve: (result: unknown[] | Uint8Array) => void;
   readonly reject: (err: Error) => void;
 }
@@ -194,7 +195,6 @@ class ReadThread {
   private worker: Worker;
   /** Handed to the worker and not answered yet, in the order it answers them. */
   private readonly jobs: Job[] = [];
-  private nextId = 0;
 
   constructor(
     private readonly options: ReadConnectionOptions,
@@ -215,7 +215,7 @@ class ReadThread {
   run(job: Job): void {
     if (this.jobs.length === 0) this.worker.ref();
     this.jobs.push(job);
-    this.worker.postMessage({ ...job.request, id: ++this.nextId } satisfies ReadRequest);
+    this.worker.postMessage(job.request);
   }
 
   terminate(): Promise<number> {
@@ -232,9 +232,11 @@ class ReadThread {
       // The worker answers one message at a time, in the order it was sent them.
       const job = this.jobs.shift();
       if (this.jobs.length === 0) worker.unref();
-      if ("error" in answer)
-        job?.reject(Object.assign(new Error(answer.error.message), { code: answer.error.code }));
-      else job?.resolve("page" in answer ? answer.page : answer.rows);
+      try {
+        job?.resolve(resultOf(answer));
+      } catch (err) {
+        job?.reject(err as Error);
+      }
       this.onAnswer(this);
     });
     worker.on("error", (err) => this.replace(err));
@@ -291,7 +293,7 @@ class Lane {
     return this.queue.length === 0 && this.threads.every((thread) => thread.load === 0);
   }
 
-  run(request: Omit<ReadRequest, "id">): Promise<unknown[] | Uint8Array> {
+  run(request: ReadRequest): Promise<unknown[] | Uint8Array> {
     this.statements++;
     return new Promise((resolve, reject) => {
       const job = { request, resolve, reject };
@@ -400,14 +402,11 @@ export class SqliteReadPool {
     return (await this.run({ sql, parameters, rowsAsArrays: true, rendering })) as Uint8Array;
   }
 
-  private async run(request: Omit<ReadRequest, "id">): Promise<unknown[] | Uint8Array> {
+  private async run(request: ReadRequest): Promise<unknown[] | Uint8Array> {
     const answer = this.onIdleLoop(request);
-    if (answer !== undefined) {
-      if ("page" in answer) return answer.page;
-      if ("rows" in answer) return answer.rows;
-      if (answer.error.code !== "SQLITE_INTERRUPT")
-        throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
-    }
+    // Interrupted past the idle loop's budget: the quick lane runs it, as any other.
+    if (answer !== undefined && !("error" in answer && answer.error.code === "SQLITE_INTERRUPT"))
+      return resultOf(answer);
     try {
       return await this.quick.run(request);
     } catch (err) {
@@ -417,14 +416,14 @@ export class SqliteReadPool {
   }
 
   /** The read run on the idle event loop (see the class), or undefined when the loop is not idle. */
-  private onIdleLoop(request: Omit<ReadRequest, "id">): ReadAnswer | undefined {
+  private onIdleLoop(request: ReadRequest): ReadAnswer | undefined {
     if (this.idleLoop === undefined || !this.quick.idle) return undefined;
     const idleMs = performance.eventLoopUtilization().idle;
     if (idleMs - this.idleSeenMs > LOOP_WAITED_MS) this.allowanceMs = IDLE_LOOP_ALLOWANCE_MS;
     this.idleSeenMs = idleMs;
     if (this.allowanceMs <= 0) return undefined;
     const started = performance.now();
-    const answer = this.idleLoop.answer({ ...request, id: 0 });
+    const answer = this.idleLoop.answer(request);
     this.allowanceMs -= performance.now() - started;
     this.idleLoopReads++;
     return answer;

@@ -16,7 +16,6 @@ export interface ReadConnectionOptions {
  * written as text here (`rendering`, which implies arrays).
  */
 export interface ReadRequest {
-  readonly id: number;
   readonly sql: string;
   readonly parameters: readonly unknown[];
   readonly rowsAsArrays: boolean;
@@ -28,9 +27,15 @@ export interface ReadRequest {
  * it met (`code` as better-sqlite3 names it).
  */
 export type ReadAnswer =
-  | { readonly id: number; readonly rows: unknown[] }
-  | { readonly id: number; readonly page: Uint8Array }
-  | { readonly id: number; readonly error: { readonly code: string | undefined; readonly message: string } };
+  | { readonly rows: unknown[] }
+  | { readonly page: Uint8Array }
+  | { readonly error: { readonly code: string | undefined; readonly message: string } };
+
+/** The rows or the page of an answer; its error thrown, with its `code`. */
+export function resultOf(answer: ReadAnswer): unknown[] | Uint8Array {
+  if ("error" in answer) throw Object.assign(new Error(answer.error.message), { code: answer.error.code });
+  return "page" in answer ? answer.page : answer.rows;
+}
 
 /**
  * A read-only connection to the file that answers selects one at a time, each under its budget: a
@@ -67,15 +72,11 @@ export class ReadConnection {
       );
       const read = () => statement.all(...request.parameters);
       const rows = this.budget ? this.budget.run(read) : read();
-      if (request.rendering)
-        return { id: request.id, page: renderPage(rows as unknown[][], request.rendering) };
-      return { id: request.id, rows };
+      if (request.rendering) return { page: renderPage(rows as unknown[][], request.rendering) };
+      return { rows };
     } catch (err) {
       const { code, message } = err as { code?: unknown; message?: unknown };
-      return {
-        id: request.id,
-        error: { code: typeof code === "string" ? code : undefined, message: String(message) },
-      };
+      return { error: { code: typeof code === "string" ? code : undefined, message: String(message) } };
     }
   }
 
