@@ -94,9 +94,8 @@ export class AnswerCache {
     // same answer the same tag, without hashing the whole body on every miss.
     const body = await produce(version);
     const answer = { body, etag: `"${version}.${updatedAtSeconds ?? 0}.${digest}"`, updatedAtSeconds };
-    const characters = body.length + digest.length;
-    if (characters <= this.maxCharacters / 8 && this.askedBefore(digest))
-      this.answers.set(digest, answer, version, characters);
+    if (body.length <= this.maxCharacters / 8 && this.askedBefore(digest))
+      this.answers.set(digest, answer, version, body.length);
     return answer;
   }
 

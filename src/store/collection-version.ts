@@ -94,8 +94,10 @@ export function commitLedger(): Pick<Database, "noteCommit" | "localCommits"> {
  * A small least-recently-used map whose entries belong to one version of the data: `get` and `set`
  * take the version the caller read (versions only grow), and the first call with a newer version
  * drops everything; a caller still holding an older version is served nothing and keeps nothing.
- * The answer cache and the complaint count series each keep one, sized by a
- * weight (characters, buckets, entries) rather than a count when their entries differ in size.
+ * The answer cache, the complaint count series and the notices' filter matches each keep one,
+ * sized by a weight (characters or bytes) rather than a count, since their entries differ in size.
+ * An entry weighs what its caller says its value weighs plus its key's length: a key may be as long
+ * as a request allows (16 KB), and entries whose values weigh little must not hold long keys for free.
  */
 export class VersionedLru<Value> {
   private readonly entries = new Map<string, { value: Value; weight: number }>();
@@ -130,13 +132,14 @@ export class VersionedLru<Value> {
 
   /**
    * The value kept for `key` at `version`, else the one `load` gives (kept with `weightOf` its
-   * weight): callers that miss the same key at the same version while it loads share one load.
+   * value's weight; not kept when that is undefined): callers that miss the same key at the same
+   * version while it loads share one load.
    */
   async getOrLoad(
     key: string,
     version: number,
     load: () => Promise<Value>,
-    weightOf: (value: Value) => number,
+    weightOf: (value: Value) => number | undefined,
   ): Promise<Value> {
     const known = this.get(key, version);
     if (known !== undefined) return known;
@@ -145,7 +148,8 @@ export class VersionedLru<Value> {
     if (!pending) {
       pending = load()
         .then((loaded) => {
-          this.set(key, loaded, version, weightOf(loaded));
+          const weight = weightOf(loaded);
+          if (weight !== undefined) this.set(key, loaded, version, weight);
           return loaded;
         })
         .finally(() => this.loading.delete(loadingKey));
@@ -154,8 +158,12 @@ export class VersionedLru<Value> {
     return pending;
   }
 
-  /** Keeps `value` for `key` if it was computed at `version` and the map is still at it. */
-  set(key: string, value: Value, version: number, weight = 1): void {
+  /**
+   * Keeps `value` for `key` if it was computed at `version` and the map is still at it, weighing
+   * `valueWeight` plus the key's length.
+   */
+  set(key: string, value: Value, version: number, valueWeight = 1): void {
+    const weight = valueWeight + key.length;
     if (version !== this.version || weight > this.maxWeight) return;
     const previous = this.entries.get(key);
     if (previous !== undefined) {

@@ -53,12 +53,7 @@ export class CombinationCounts {
       query.created?.from,
       query.created?.to,
     ]);
-    return this.series.getOrLoad(
-      key,
-      version,
-      () => this.load(query, walkIndex),
-      (loaded) => keptSeriesBytes(key, loaded),
-    );
+    return this.series.getOrLoad(key, version, () => this.load(query, walkIndex), keptSeriesBytes);
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {

@@ -202,21 +202,19 @@ export function isHourly(name: Dimension["name"]): boolean {
  * search, whatever the span. `buckets` holds bucket numbers (days or hours since the epoch).
  */
 /**
- * What a kept `CountSeries` weighs in its cache, in bytes: its buckets (an Int32 and a Float64
- * each), its key (two bytes a character at most) and the entry around them; a series with no bucket
- * weighs more than any budget, so it is not kept. Keys count because a filter value is as long as a
- * request allows (16 KB): weighed by buckets alone, the series of distinct long values that match
- * nothing were kept as one bucket each, and filled memory (18 MB in 60 s of `bench:memory`). A
- * value that matches nothing is found again by one probe of an index.
+ * What a kept `CountSeries` weighs in its cache (`VersionedLru`, which adds its key), in bytes: its
+ * buckets (an Int32 and a Float64 each) and the entry around them. A series with no bucket is not
+ * kept (undefined): one probe of an index finds it again, and keeping the series of distinct long
+ * values that match nothing filled memory (18 MB of keys in 60 s of `bench:memory`).
  */
-export function keptSeriesBytes(key: string, series: CountSeries): number {
-  return series.length === 0 ? Number.POSITIVE_INFINITY : 128 + 2 * key.length + 12 * series.length;
+export function keptSeriesBytes(series: CountSeries): number | undefined {
+  return series.length === 0 ? undefined : 128 + 12 * series.length;
 }
 
 /** What a cache of count series holds (for the metrics). */
 export interface CountSeriesFigures {
   readonly entries: number;
-  /** Their weight, `keptSeriesBytes` summed. */
+  /** Their weight in the cache: `keptSeriesBytes` of each, plus its key's length. */
   readonly keptBytes: number;
 }
 
@@ -319,12 +317,11 @@ export class DimensionCounts {
   /** The counts of `dimension`, ascending by bucket. */
   async of(dimension: Dimension): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const key = `${dimension.name}\u0000${dimension.value}`;
     return this.series.getOrLoad(
-      key,
+      `${dimension.name}\u0000${dimension.value}`,
       version,
       () => this.load(dimension),
-      (loaded) => keptSeriesBytes(key, loaded),
+      keptSeriesBytes,
     );
   }
 
@@ -357,7 +354,7 @@ export class DimensionCounts {
           hours.map((hour) => ({ bucket: hour, count: byHour.get(hour)! })),
         );
       },
-      (loaded) => Math.max(1, loaded.length),
+      keptSeriesBytes,
     );
   }
 

@@ -159,8 +159,7 @@ export class NoticeSnapshot {
         if (members[position] === 1) positions[at++] = position;
     }
     const matches: Matches = { count: positions.length, positions, places: new Map(), walked: new Set() };
-    if (key !== undefined)
-      this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20) + key.length);
+    if (key !== undefined) this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20));
     return matches;
   }
 
