@@ -1,5 +1,11 @@
 import { JSONAPI_MEMBER } from "./error-body.js";
-import { NOTICE_TYPE, type Notice, type NoticeAttributes, noticeAttributes } from "./notice.js";
+import {
+  formatTimestamp,
+  NOTICE_TYPE,
+  type Notice,
+  type NoticeAttributes,
+  noticeAttributes,
+} from "./notice.js";
 import type { NoticeQuery } from "./notice-query.js";
 
 interface Href {
@@ -92,13 +98,45 @@ const COMMA = Buffer.from(",");
 function resourceBytes(notice: Notice, collectionUrl: string): Buffer {
   let kept = RESOURCE_BYTES.get(notice);
   if (kept === undefined || kept.url !== collectionUrl) {
-    kept = {
-      bytes: Buffer.from(JSON.stringify(noticeResource(notice, collectionUrl, undefined))),
-      url: collectionUrl,
-    };
+    kept = { bytes: Buffer.from(resourceJson(notice, collectionUrl)), url: collectionUrl };
     RESOURCE_BYTES.set(notice, kept);
   }
   return kept.bytes;
+}
+
+/** What `JSON.stringify` escapes in a string: controls, `"`, `\`, and surrogates when lone. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes.
+const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/** `JSON.stringify(text)`, at half its cost for the common text that needs no escape. */
+function jsonString(text: string | null): string {
+  if (text === null) return "null";
+  return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+function jsonStrings(texts: readonly string[]): string {
+  let json = "[";
+  for (let index = 0; index < texts.length; index++)
+    json += `${index === 0 ? "" : ","}${jsonString(texts[index]!)}`;
+  return `${json}]`;
+}
+
+/**
+ * Exactly `JSON.stringify(noticeResource(notice, collectionUrl, undefined))`, written directly: a
+ * page of 50 notices written through objects and `JSON.stringify` cost the notice thread some 350 µs.
+ */
+function resourceJson(notice: Notice, collectionUrl: string): string {
+  const version = `?resourceVersion=${encodeURIComponent(`id:${notice.revision}`)}`;
+  const recordUrl = `${collectionUrl}/${notice.id}`;
+  return (
+    `{"type":"${NOTICE_TYPE}","id":${jsonString(notice.id)},"links":{"self":{"href":${jsonString(`${recordUrl}${version}`)}}}` +
+    `,"attributes":{"title":${jsonString(notice.title)},"created":"${formatTimestamp(notice.createdAt)}"` +
+    `,"updated":"${formatTimestamp(notice.updatedAt)}","acquired-party":${jsonString(notice.acquiredParty)}` +
+    `,"acquiring-party":${jsonString(notice.acquiringParty)},"date":${jsonString(notice.date)}` +
+    `,"acquired-entities":${jsonStrings(notice.acquiredEntities)}` +
+    `,"transaction-number":${jsonString(notice.transactionNumber)},"tags":${jsonStrings(notice.tags)}}` +
+    `,"relationships":{"node_type":{"data":null,"links":{"self":{"href":${jsonString(`${recordUrl}/relationships/node_type${version}`)}}}}}}`
+  );
 }
 
 /**
@@ -126,15 +164,23 @@ export function noticeDocumentBytes(
   options: Parameters<typeof noticeDocument>[2],
   keepResources = true,
 ): Buffer {
-  if (options.query.fields !== undefined || !keepResources)
+  if (options.query.fields !== undefined)
     return Buffer.from(JSON.stringify(noticeDocument(notices, total, options)));
   const { links, meta, jsonapi } = noticeDocument([], total, options);
-  const parts: Buffer[] = [Buffer.from(`{"jsonapi":${JSON.stringify(jsonapi)},"data":[`)];
+  const head = `{"jsonapi":${JSON.stringify(jsonapi)},"data":[`;
+  const tail = `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
+  if (!keepResources) {
+    let text = head;
+    for (let index = 0; index < notices.length; index++)
+      text += `${index === 0 ? "" : ","}${resourceJson(notices[index]!, options.collectionUrl)}`;
+    return Buffer.from(`${text}${tail}`);
+  }
+  const parts: Buffer[] = [Buffer.from(head)];
   notices.forEach((notice, index) => {
     if (index > 0) parts.push(COMMA);
     parts.push(resourceBytes(notice, options.collectionUrl));
   });
-  parts.push(Buffer.from(`],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`));
+  parts.push(Buffer.from(tail));
   return Buffer.concat(parts);
 }
 

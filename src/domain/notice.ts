@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { formatDateTime } from "./date-time.js";
 import { SECONDS_PER_MINUTE } from "./time.js";
 
 /**
@@ -90,7 +91,8 @@ export const NOTICE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 
 /** Seconds to ISO 8601 with an explicit UTC offset, as Drupal writes them: `2013-09-24T20:05:39+00:00`. */
 export function formatTimestamp(seconds: number): string {
-  return `${new Date(seconds * 1000).toISOString().slice(0, 19)}+00:00`;
+  // formatDateTime keeps each day's text, which a page's notices share; a Date per time cost more.
+  return `${formatDateTime(seconds).replace(" ", "T")}+00:00`;
 }
 
 const ISO_MOMENT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})?$/;
