@@ -101,6 +101,12 @@ export function formatDateTime(seconds: number): string {
   return `${date} ${hours < 10 ? "0" : ""}${hours}:${minutes < 10 ? "0" : ""}${minutes}:${rest < 10 ? "0" : ""}${rest}`;
 }
 
+/** Seconds to ISO 8601 with an explicit UTC offset, as Drupal writes them: `2013-09-24T20:05:39+00:00`. */
+export function formatTimestamp(seconds: number): string {
+  // formatDateTime keeps each day's text, which a page's notices share; a Date per time cost more.
+  return `${formatDateTime(seconds).replace(" ", "T")}+00:00`;
+}
+
 /** Seconds to `YYYY-MM-DD`. */
 export function formatDate(seconds: number): string {
   return new Date(seconds * 1000).toISOString().slice(0, 10);

@@ -1,11 +1,6 @@
+import { formatTimestamp } from "./date-time.js";
 import { JSONAPI_MEMBER } from "./error-body.js";
-import {
-  formatTimestamp,
-  NOTICE_TYPE,
-  type Notice,
-  type NoticeAttributes,
-  noticeAttributes,
-} from "./notice.js";
+import { NOTICE_TYPE, type Notice, type NoticeAttributes, noticeAttributes } from "./notice.js";
 import type { NoticeQuery } from "./notice-query.js";
 
 interface Href {

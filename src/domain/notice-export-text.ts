@@ -1,5 +1,6 @@
 import { csvText } from "./csv-text.js";
-import { ENTITY_SEPARATOR, formatTimestamp, NOTICE_CSV_HEADER, type Notice } from "./notice.js";
+import { formatTimestamp } from "./date-time.js";
+import { ENTITY_SEPARATOR, NOTICE_CSV_HEADER, type Notice } from "./notice.js";
 import { noticeResourceText } from "./notice-envelope.js";
 import type { NoticeQuery } from "./notice-query.js";
 

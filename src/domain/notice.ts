@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { formatDateTime } from "./date-time.js";
+import { formatTimestamp } from "./date-time.js";
 import { SECONDS_PER_MINUTE } from "./time.js";
 
 /**
@@ -88,12 +88,6 @@ export function noticeIdFor(transactionNumber: string): string {
 
 /** Notice ids are UUIDs, stored and compared in lower case. */
 export const NOTICE_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** Seconds to ISO 8601 with an explicit UTC offset, as Drupal writes them: `2013-09-24T20:05:39+00:00`. */
-export function formatTimestamp(seconds: number): string {
-  // formatDateTime keeps each day's text, which a page's notices share; a Date per time cost more.
-  return `${formatDateTime(seconds).replace(" ", "T")}+00:00`;
-}
 
 const ISO_MOMENT = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})?$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;

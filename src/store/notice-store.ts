@@ -1,7 +1,8 @@
 import { sql, type Transaction } from "kysely";
 import { NOTICES } from "../domain/collections.js";
 import { type CountResult, selectGroups } from "../domain/count-options.js";
-import { formatTimestamp, type Notice } from "../domain/notice.js";
+import { formatTimestamp } from "../domain/date-time.js";
+import type { Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import { decodeQuery, noticeDocumentBytes } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
