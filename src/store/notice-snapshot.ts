@@ -407,7 +407,7 @@ export class NoticeSnapshot {
     let places = matches.places.get(name);
     if (places === undefined && (total <= FEW_CANDIDATES || matches.walked.has(name))) {
       // Sorting the matches' places pays from the second page of a large result on.
-      places = Int32Array.from(matches.positions, (position) => rankOf[position]!).sort();
+      places = placesOf(matches.positions, rankOf);
       matches.places.set(name, places);
     }
     if (places) return Array.from(places.subarray(offset, end), (place) => order[place]!);
@@ -664,6 +664,16 @@ function valueTest<Value extends string | number>(
 }
 
 // The passes over every notice live outside the async `evaluate`, where V8 optimizes them as loops.
+
+/**
+ * The places of `positions` in an order (`rankOf`), sorted: the order's indexes that hold them. A
+ * plain loop: `Int32Array.from` with a mapping function cost ten times as much (280 µs for 4,000).
+ */
+function placesOf(positions: Int32Array, rankOf: Int32Array): Int32Array {
+  const places = new Int32Array(positions.length);
+  for (let at = 0; at < positions.length; at++) places[at] = rankOf[positions[at]!]!;
+  return places.sort();
+}
 
 /** The positions whose member is 1, in order. */
 function positionsOf(members: Uint8Array): Int32Array {
