@@ -124,23 +124,7 @@ export class ServerMetrics {
     this.registerPoolMetrics();
     this.registerReadLaneMetrics();
     this.registerCollectionMetrics();
-    const countSeries = () => this.sources.countSeries();
-    new Gauge({
-      name: "ftcapi_count_series_entries",
-      help: "Complaint count series kept in memory (per filter value, and per combination of filters)",
-      registers,
-      collect() {
-        this.set(countSeries().entries);
-      },
-    });
-    new Gauge({
-      name: "ftcapi_count_series_kept_bytes",
-      help: "Bytes of the complaint count series kept in memory, their keys included",
-      registers,
-      collect() {
-        this.set(countSeries().keptBytes);
-      },
-    });
+    this.registerCountSeriesMetrics();
   }
 
   /** Counts an answered request: its route pattern (never the URL), method, status and duration. */
@@ -168,6 +152,28 @@ export class ServerMetrics {
   /** The metrics of this process now, in the Prometheus text format. */
   async exposition(): Promise<MetricsExposition> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+
+  /** The complaints' count series kept in memory: entries and their weight in bytes. */
+  private registerCountSeriesMetrics(): void {
+    const registers = [this.registry];
+    const countSeries = () => this.sources.countSeries();
+    new Gauge({
+      name: "ftcapi_count_series_entries",
+      help: "Complaint count series kept in memory (per filter value, and per combination of filters)",
+      registers,
+      collect() {
+        this.set(countSeries().entries);
+      },
+    });
+    new Gauge({
+      name: "ftcapi_count_series_kept_bytes",
+      help: "Bytes of the complaint count series kept in memory, their keys included",
+      registers,
+      collect() {
+        this.set(countSeries().keptBytes);
+      },
+    });
   }
 
   private registerCacheMetrics(): void {

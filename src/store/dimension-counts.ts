@@ -197,11 +197,6 @@ export function isHourly(name: Dimension["name"]): boolean {
 }
 
 /**
- * One dimension's counts per day or per hour (`bucketSeconds`), ascending, with running sums: the
- * sum over any run of buckets and the bucket that holds a given position are found by binary
- * search, whatever the span. `buckets` holds bucket numbers (days or hours since the epoch).
- */
-/**
  * What a kept `CountSeries` weighs in its cache (`VersionedLru`, which adds its key), in bytes: its
  * buckets (an Int32 and a Float64 each) and the entry around them. A series with no bucket is not
  * kept (undefined): one probe of an index finds it again, and keeping the series of distinct long
@@ -218,6 +213,11 @@ export interface CountSeriesFigures {
   readonly keptBytes: number;
 }
 
+/**
+ * One dimension's counts per day or per hour (`bucketSeconds`), ascending, with running sums: the
+ * sum over any run of buckets and the bucket that holds a given position are found by binary
+ * search, whatever the span. `buckets` holds bucket numbers (days or hours since the epoch).
+ */
 export class CountSeries {
   /** `before[i]` is the sum of the counts of `buckets[0..i-1]`; it has one more entry than `buckets`. */
   constructor(
