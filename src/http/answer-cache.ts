@@ -34,14 +34,24 @@ export type AnswerCacheWatcher = (cache: AnswerCache) => void;
  * Characters each answer cache of a process keeps at most, keys (digests) included: 11 M in all (about 11 MB,
  * answers being mostly ASCII), so that with the notices in memory and V8's heap limit a process
  * stays within its memory budget under any mix of requests (docs/deployment.md, Operations). About
- * 270 complaint pages: the popular pages a cache is for, not the distinct ones clients walk.
+ * 220 complaint pages: the popular pages a cache is for, not the distinct ones clients walk; and
+ * about 800 single complaints and 350 single notices.
  */
 export const ANSWER_CACHE_CHARACTERS = {
-  complaints: 6 * 1024 * 1024,
+  complaints: 5 * 1024 * 1024,
+  complaintRecords: 512 * 1024,
   complaintCounts: 2 * 1024 * 1024,
   notices: 2 * 1024 * 1024,
+  noticeRecords: 512 * 1024,
   noticeCounts: 1024 * 1024,
 } as const;
+
+/**
+ * How a cache's answers are tagged: by the collection's version and the request (`version`: a
+ * page changes with the data), or by a digest of the answer itself (`content`: a stored record
+ * never changes, so its tag outlives versions).
+ */
+export type AnswerTags = "version" | "content";
 
 /** Keys an answer cache remembers as asked once (see `AnswerCache.askedBefore`), per generation. */
 const ASKED_KEYS_REMEMBERED = 4096;
@@ -65,6 +75,7 @@ export class AnswerCache {
   constructor(
     readonly version: CollectionVersion,
     private readonly maxCharacters: number,
+    private readonly tags: AnswerTags = "version",
   ) {
     this.answers = new VersionedLru(maxCharacters);
   }
@@ -93,7 +104,11 @@ export class AnswerCache {
     // (with its update time) and the request: every worker and replica on the database gives the
     // same answer the same tag, without hashing the whole body on every miss.
     const body = await produce(version);
-    const answer = { body, etag: `"${version}.${updatedAtSeconds ?? 0}.${digest}"`, updatedAtSeconds };
+    const etag =
+      this.tags === "content"
+        ? `"${hash("md5", body, "base64url")}"`
+        : `"${version}.${updatedAtSeconds ?? 0}.${digest}"`;
+    const answer = { body, etag, updatedAtSeconds };
     if (body.length <= this.maxCharacters / 8 && this.askedBefore(digest))
       this.answers.set(digest, answer, version, body.length);
     return answer;

@@ -1,4 +1,3 @@
-import { hash } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "../domain/api-error.js";
 import { COMPLAINTS } from "../domain/collections.js";
@@ -121,6 +120,8 @@ export function registerComplaintRoutes(
     return sendAnswer(req, reply, answer, "application/json");
   });
 
+  // A stored complaint never changes, so its tag is its content's; kept until the data changes, as pages are.
+  const records = new AnswerCache(complaints.version, ANSWER_CACHE_CHARACTERS.complaintRecords, "content");
   app.get<{ Params: { id: string } }>(`${COMPLAINTS.path}/:id`, async (req, reply) => {
     const onlyKey = (name: string) => name === "api_key";
     const pairs = parametersToParse(queryPairs(req.url), onlyKey, unknownParameters, reply);
@@ -131,20 +132,19 @@ export function registerComplaintRoutes(
         detail: `The query parameter '${unexpected[0]}' is not supported when fetching one complaint; only api_key is.`,
       });
     }
-    const { id } = req.params;
-    const complaint = COMPLAINT_ID_PATTERN.test(id) ? await complaints.findById(id) : undefined;
-    if (!complaint) {
-      throw new ApiError("RECORD_NOT_FOUND", {
-        detail: `No complaint has the id '${id}'. Complaint ids are 32 lowercase hexadecimal characters.`,
-      });
-    }
     const base = publicBaseUrl(req, baseUrl);
-    const body = JSON.stringify(
-      complaintEnvelope([complaint], 1, `${base}${COMPLAINTS.path}`, `${base}${withoutApiKey(req.url)}`),
-    );
-    // A stored complaint never changes, so its tag is its content's.
-    const { updatedAtSeconds } = await complaints.version.current();
-    return send(req, reply, { body, etag: `"${hash("md5", body, "base64url")}"`, updatedAtSeconds });
+    const selfUrl = `${base}${withoutApiKey(req.url)}`;
+    const answer = await records.answer(selfUrl, async () => {
+      const { id } = req.params;
+      const complaint = COMPLAINT_ID_PATTERN.test(id) ? await complaints.findById(id) : undefined;
+      if (!complaint) {
+        throw new ApiError("RECORD_NOT_FOUND", {
+          detail: `No complaint has the id '${id}'. Complaint ids are 32 lowercase hexadecimal characters.`,
+        });
+      }
+      return JSON.stringify(complaintEnvelope([complaint], 1, `${base}${COMPLAINTS.path}`, selfUrl));
+    });
+    return send(req, reply, answer);
   });
 }
 

@@ -137,22 +137,29 @@ export function registerNoticeRoutes(
     return sendAnswer(req, reply, answer, "application/json");
   });
 
+  // A record's answer is kept until the notices change, as pages are; it carries no ETag (spec 4.2).
+  const records = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.noticeRecords);
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id`, async (req, reply) => {
-    const { base, path, pairs } = requestOf(req);
+    const { base, path, self, pairs } = requestOf(req);
     const { fieldPairs, revision } = singleRecordParameters(
       parametersToParse(pairs, isOneRecordParameter, unknownParameters, reply),
     );
-    const query = parseNoticeQuery(fieldPairs);
-    const notice = await find(notices, req.params.id, revision);
-    reply.type(NOTICES.contentType);
-    if (await notModified(req, reply)) return reply.code(304).send();
-    return noticeDocument([notice], 1, {
-      collectionUrl: `${base}${NOTICES.path}`,
-      path,
-      pairs,
-      query,
-      paged: false,
+    const answer = await records.answer(self, async () => {
+      const query = parseNoticeQuery(fieldPairs);
+      const notice = await find(notices, req.params.id, revision);
+      return JSON.stringify(
+        noticeDocument([notice], 1, {
+          collectionUrl: `${base}${NOTICES.path}`,
+          path,
+          pairs,
+          query,
+          paged: false,
+        }),
+      );
     });
+    reply.type(NOTICES.contentType);
+    if (notModifiedSince(req, reply, answer.updatedAtSeconds)) return reply.code(304).send();
+    return reply.send(answer.body);
   });
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id/relationships/node_type`, async (req, reply) => {

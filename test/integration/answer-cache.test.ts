@@ -79,6 +79,11 @@ for (const dialect of DIALECTS) {
     });
 
     it("drops cached answers once an import adds complaints", async () => {
+      const list = await server.get(path, { "X-Api-Key": key });
+      const recordPath = `/v0/dnc-complaints/${list.json().data[0].id}`;
+      // Asked twice, so that the record's answer is kept.
+      await server.get(recordPath, { "X-Api-Key": key });
+      const record = await server.get(recordPath, { "X-Api-Key": key });
       const before = await server.get(path, { "X-Api-Key": key });
       const file = join(directory, "later.csv");
       await writeFile(file, `${[HEADER, LATER].join("\r\n")}\r\n`);
@@ -96,6 +101,84 @@ for (const dialect of DIALECTS) {
       assert.equal(after.status, 200);
       assert.notEqual(after.headers.etag, before.headers.etag);
       assert.equal(after.json().meta["record-total"], 3);
+      // A stored complaint never changes: its answer and its tag outlive the new version.
+      const recordAfter = await server.get(recordPath, {
+        "X-Api-Key": key,
+        "If-None-Match": record.headers.etag as string,
+      });
+      assert.equal(recordAfter.status, 304);
+      const recordAgain = await server.get(recordPath, { "X-Api-Key": key });
+      assert.equal(recordAgain.body, record.body);
+      assert.equal(recordAgain.headers.etag, record.headers.etag);
+    });
+  });
+
+  describe(`one notice's kept answer (${dialect})`, () => {
+    let server: TestServer;
+    let db: string;
+    let directory: string;
+    let key: string;
+    const id = "0254a428-d492-4d98-8bc6-e704bad804b7";
+    const document = (revision: number, title: string) =>
+      JSON.stringify({
+        jsonapi: { version: "1.0" },
+        data: [
+          {
+            type: "early_termination_notice",
+            id,
+            links: {
+              self: {
+                href: `https://www.ftc.gov/v0/hsr-early-termination-notices/${id}?resourceVersion=id%3A${revision}`,
+              },
+            },
+            attributes: {
+              title,
+              "transaction-number": "20110718",
+              "acquiring-party": "Carl C. Icahn",
+              "acquired-party": "Blockbuster Inc.",
+              "acquired-entities": ["Blockbuster Inc."],
+              date: "2011-04-11",
+              created: "2013-09-24T20:05:39+00:00",
+              updated: revision === 1 ? "2013-09-24T22:22:27+00:00" : "2013-10-01T08:00:00+00:00",
+              tags: [],
+            },
+            relationships: {},
+          },
+        ],
+      });
+
+    before(async () => {
+      directory = await makeTempDirectory();
+      db = await freshDatabase(dialect);
+      const file = join(directory, "first.json");
+      await writeFile(file, document(1, "20110718: Carl C. Icahn; Blockbuster Inc."));
+      await importFiles(db, { notices: [file] });
+      key = await createTestKey(db, { email: "notice-record@example.com", limitPerHour: "unlimited" });
+      server = await startTestServer({ db });
+    });
+    after(() => server?.stop());
+
+    it("shows the notice's new revision once an import changes it", async () => {
+      const path = `/v0/hsr-early-termination-notices/${id}`;
+      const first = await server.get(path, { "X-Api-Key": key });
+      assert.equal(first.status, 200, first.body);
+      assert.equal(first.json().data[0].attributes.title, "20110718: Carl C. Icahn; Blockbuster Inc.");
+      assert.equal(first.headers.etag, undefined, "a notice's answer carries no ETag (spec 4.2)");
+      const kept = await server.get(path, { "X-Api-Key": key });
+      assert.equal(kept.body, first.body);
+
+      const file = join(directory, "second.json");
+      await writeFile(file, document(2, "20110718: Carl C. Icahn; Blockbuster Inc. (amended)"));
+      const imported = await runCli(["import", "notices", "--db", db, file]);
+      assert.equal(imported.code, 0, imported.stderr);
+      let after = await server.get(path, { "X-Api-Key": key });
+      for (let attempt = 0; attempt < 25 && after.body === first.body; attempt++) {
+        await sleep(200);
+        after = await server.get(path, { "X-Api-Key": key });
+      }
+      assert.equal(after.status, 200);
+      assert.equal(after.json().data[0].attributes.title, "20110718: Carl C. Icahn; Blockbuster Inc. (amended)");
+      assert.match(after.json().data[0].links.self.href, /resourceVersion=id%3A2$/);
     });
   });
 }
