@@ -112,6 +112,22 @@ export class NoticeSnapshot {
     };
   }
 
+  /**
+   * What the first requests of the common kinds would otherwise build on arrival, as steps of tens
+   * of milliseconds each: the default order (newest created first, ties by id), the order of
+   * `sort=-date`, the index of `date` (date ranges) and the three-character index of `title` (title
+   * keywords and CONTAINS). For 28,000 notices, about 250 ms and 8 MB in all; every other index and
+   * order is still built on its first use.
+   */
+  preparations(): Array<() => void> {
+    return [
+      () => this.order([]),
+      () => this.order([{ field: "date", direction: "DESC" }]),
+      () => this.index("date"),
+      () => this.trigrams("title"),
+    ];
+  }
+
   /** The position of the notice with this id (ids are stored lowered), or undefined. */
   position(id: string): number | undefined {
     return this.positionOf.get(id);
@@ -384,13 +400,18 @@ export class NoticeSnapshot {
     if (pattern === undefined) return undefined;
     if (operator !== "CONTAINS" && operator !== "STARTS_WITH" && operator !== "ENDS_WITH") return undefined;
     if (pattern.length < 3) return undefined;
+    return this.trigrams(field).candidates(pattern);
+  }
+
+  /** A field's index of three-character sequences, built on first use. */
+  private trigrams(field: NoticeFieldName): TrigramIndex {
     let index = this.grams.get(field);
     if (index === undefined) {
       const values = this.valuesOf(field);
       index = new TrigramIndex((position) => values(position).map(String), this.size);
       this.grams.set(field, index);
     }
-    return index.candidates(pattern);
+    return index;
   }
 
   /**

@@ -177,7 +177,10 @@ for (const dialect of DIALECTS) {
         after = await server.get(path, { "X-Api-Key": key });
       }
       assert.equal(after.status, 200);
-      assert.equal(after.json().data[0].attributes.title, "20110718: Carl C. Icahn; Blockbuster Inc. (amended)");
+      assert.equal(
+        after.json().data[0].attributes.title,
+        "20110718: Carl C. Icahn; Blockbuster Inc. (amended)",
+      );
       assert.match(after.json().data[0].links.self.href, /resourceVersion=id%3A2$/);
     });
   });
