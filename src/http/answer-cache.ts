@@ -1,5 +1,6 @@
 import { hash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { AskedKeys } from "../store/asked-keys.js";
 import type { CollectionVersion } from "../store/collection-version.js";
 import { VersionedLru } from "../store/collection-version.js";
 
@@ -31,18 +32,18 @@ export interface AnswerCacheFigures {
 export type AnswerCacheWatcher = (cache: AnswerCache) => void;
 
 /**
- * Characters each answer cache of a process keeps at most, keys (digests) included: 11 M in all (about 11 MB,
- * answers being mostly ASCII), so that with the notices in memory and V8's heap limit a process
- * stays within its memory budget under any mix of requests (docs/deployment.md, Operations). About
- * 220 complaint pages: the popular pages a cache is for, not the distinct ones clients walk; and
- * about 800 single complaints and 350 single notices.
+ * Characters each answer cache of a process keeps at most, keys (digests) included: 11.5 M in all
+ * (about 11.5 MB, answers being mostly ASCII), so that with the notices in memory and V8's heap
+ * limit a process stays within its memory budget under any mix of requests (docs/deployment.md,
+ * Operations). About 270 complaint pages: the popular pages a cache is for, not the distinct ones
+ * clients walk; and about 400 single complaints and 170 single notices.
  */
 export const ANSWER_CACHE_CHARACTERS = {
-  complaints: 5 * 1024 * 1024,
-  complaintRecords: 512 * 1024,
+  complaints: 6 * 1024 * 1024,
+  complaintRecords: 256 * 1024,
   complaintCounts: 2 * 1024 * 1024,
   notices: 2 * 1024 * 1024,
-  noticeRecords: 512 * 1024,
+  noticeRecords: 256 * 1024,
   noticeCounts: 1024 * 1024,
 } as const;
 
@@ -53,7 +54,7 @@ export const ANSWER_CACHE_CHARACTERS = {
  */
 export type AnswerTags = "version" | "content";
 
-/** Keys an answer cache remembers as asked once (see `AnswerCache.askedBefore`), per generation. */
+/** Keys an answer cache remembers as asked once (`AskedKeys`), per generation. */
 const ASKED_KEYS_REMEMBERED = 4096;
 
 /**
@@ -67,9 +68,8 @@ export class AnswerCache {
   private readonly answers: VersionedLru<CachedAnswer>;
   private hits = 0;
   private misses = 0;
-  /** Digests of keys asked for recently and not kept: the newer generation and the one before it. */
-  private askedNow = new Set<string>();
-  private askedEarlier = new Set<string>();
+  /** Digests of requests asked for recently: an answer is kept from its second request on. */
+  private readonly asked = new AskedKeys(ASKED_KEYS_REMEMBERED);
 
   /** `maxCharacters`: bodies kept, in characters summed; the least recently used go first. */
   constructor(
@@ -109,27 +109,9 @@ export class AnswerCache {
         ? `"${hash("md5", body, "base64url")}"`
         : `"${version}.${updatedAtSeconds ?? 0}.${digest}"`;
     const answer = { body, etag, updatedAtSeconds };
-    if (body.length <= this.maxCharacters / 8 && this.askedBefore(digest))
+    if (body.length <= this.maxCharacters / 8 && this.asked.askedBefore(digest))
       this.answers.set(digest, answer, version, body.length);
     return answer;
-  }
-
-  /**
-   * True when the request whose key has this digest was asked for recently (then its answer is
-   * kept), else notes it. An answer is kept from its second request on: under distinct requests
-   * (clients walking days and offsets) answers asked once would otherwise flush the popular ones and
-   * churn the heap (each kept answer outlives the young generation and is later collected from the
-   * old one). Remembers the digests (16 characters, whatever the key's length) of the last
-   * `ASKED_KEYS_REMEMBERED` to `2 *` that many keys.
-   */
-  private askedBefore(digest: string): boolean {
-    if (this.askedNow.has(digest) || this.askedEarlier.has(digest)) return true;
-    if (this.askedNow.size >= ASKED_KEYS_REMEMBERED) {
-      this.askedEarlier = this.askedNow;
-      this.askedNow = new Set();
-    }
-    this.askedNow.add(digest);
-    return false;
   }
 
   /** Lookups so far and what is kept now. */

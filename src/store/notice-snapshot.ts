@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import type { Notice } from "../domain/notice.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
+import { AskedKeys } from "./asked-keys.js";
 import { VersionedLru } from "./collection-version.js";
 import { FieldIndex, type IndexedValue } from "./field-index.js";
 import { TrigramIndex } from "./trigram-index.js";
@@ -18,6 +19,9 @@ const FEW_CANDIDATES = 4_000;
 
 /** The matches of filters kept per snapshot, in bytes (4 a match, and 4 a match per sort paged). */
 const MATCHES_KEPT_BYTES = 8 * 1024 * 1024;
+
+/** Filters a snapshot remembers as asked once, per generation (`AskedKeys`). */
+const FILTERS_REMEMBERED = 4096;
 
 /** The notices that match a filter: their positions, and their places in each sort asked for. */
 export interface Matches {
@@ -73,6 +77,8 @@ export class NoticeSnapshot {
   private readonly grams = new Map<NoticeFieldName, TrigramIndex>();
   private readonly indexes = new Map<string, FieldIndex>();
   private readonly matches = new VersionedLru<Matches>(MATCHES_KEPT_BYTES);
+  /** Filters asked for recently: their matches are kept from the second request on (`AskedKeys`). */
+  private readonly asked = new AskedKeys(FILTERS_REMEMBERED);
   private readonly orders = new Map<string, SortOrder>();
   private readonly ranks = new Map<NoticeFieldName, FieldRanks>();
   private readonly lower: (text: string) => string;
@@ -169,7 +175,8 @@ export class NoticeSnapshot {
       positions = positionsOf(await this.evaluate(node, resolved, new TurnShare()));
     }
     const matches: Matches = { count: positions.length, positions, places: new Map(), walked: new Set() };
-    if (key !== undefined) this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20));
+    if (key !== undefined && this.asked.askedBefore(key))
+      this.matches.set(key, matches, this.version, Math.max(64, positions.length * 20));
     return matches;
   }
 
