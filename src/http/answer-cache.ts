@@ -1,8 +1,7 @@
 import { hash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { AskedKeys } from "../store/asked-keys.js";
 import type { CollectionVersion } from "../store/collection-version.js";
-import { VersionedLru } from "../store/collection-version.js";
+import { AskedKeys, VersionedLru } from "../store/collection-version.js";
 
 /** A serialised answer (text, or text already encoded as UTF-8) and its validators. */
 export interface CachedAnswer {

@@ -2,8 +2,7 @@ import { hash } from "node:crypto";
 import type { Notice } from "../domain/notice.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
-import { AskedKeys } from "./asked-keys.js";
-import { VersionedLru } from "./collection-version.js";
+import { AskedKeys, VersionedLru } from "./collection-version.js";
 import { FieldIndex, type IndexedValue } from "./field-index.js";
 import { TrigramIndex } from "./trigram-index.js";
 
