@@ -170,11 +170,6 @@ export class ComplaintStore {
       const days = await this.violationDaysOf(query.violation);
       if (days) return { total, select: await this.violatedPage(days, order, offset, limit), reversed };
     }
-    const stateDays = await this.stateViolationDays(query, dimension);
-    if (stateDays) {
-      const select = await this.violatedPage(stateDays, order, offset, limit, query.state);
-      return { total, select, reversed };
-    }
 
     let created = query.created;
     if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
@@ -274,29 +269,6 @@ export class ComplaintStore {
   }
 
   /**
-   * For a state with a range of whole violation days and no other filter (no created range), the
-   * range's days as `violationDaysOf` cuts them: its total and its pages then come from the
-   * `state_violated_on` counts (migration 017), as a range alone's come from `violated_on`, instead
-   * of counting the state's rows as a combination. Undefined for any other query.
-   */
-  private async stateViolationDays(
-    query: StoredComplaintQuery,
-    dimension: Dimension | null,
-  ): Promise<{ first: number; last: number } | undefined> {
-    const onlyStateAndViolation =
-      dimension === null &&
-      query.state !== undefined &&
-      query.violation !== undefined &&
-      query.created === undefined &&
-      query.city === undefined &&
-      query.areaCode === undefined &&
-      query.robocall === undefined &&
-      query.phone === undefined &&
-      query.subject === undefined;
-    return onlyStateAndViolation ? this.violationDaysOf(query.violation) : undefined;
-  }
-
-  /**
    * The page of a range of whole violation days (no other filter) at `offset` in `order`: the hours
    * of creation that hold it come from the `violated_on` counts (`DimensionCounts.violatedOn`), and
    * the page reads only the complaints created in those hours, one seek of the
@@ -307,18 +279,15 @@ export class ComplaintStore {
     order: "ASC" | "DESC",
     offset: number,
     limit: number,
-    stateKey?: string,
   ): Promise<CompiledQuery> {
-    const series = await this.counts.violatedOn(days.first, days.last, stateKey);
+    const series = await this.counts.violatedOn(days.first, days.last);
     const window = pageWindow(series, order, offset, limit);
     const direction = order === "DESC" ? "desc" : "asc";
-    const keys = this.database.db.selectFrom("complaints").select(["created_at", "id"]);
-    const inDays =
-      stateKey === undefined
-        ? keys.where("violation_day", "in", daysFrom(days.first, days.last))
-        : await this.stateInDays(keys, stateKey, days, window.created);
     return this.byKeys(
-      inDays
+      this.database.db
+        .selectFrom("complaints")
+        .select(["created_at", "id"])
+        .where("violation_day", "in", daysFrom(days.first, days.last))
         .where("created_at", ">=", window.created.from)
         .where("created_at", "<=", window.created.to)
         .orderBy("created_at", direction)
@@ -327,34 +296,6 @@ export class ComplaintStore {
         .offset(window.offset),
       direction,
     );
-  }
-
-  /**
-   * `keys` narrowed to a state's complaints violated on `days`, read on the index that holds fewer
-   * entries in the window's hours, as the counts in memory tell: the state's (its hours, the days
-   * tested on its rows) or the days' (one seek a day, the state tested on their rows). A range's
-   * newest matches can be sparse, so that fifty of them span hundreds of hours: then the days' are
-   * the fewer; within the busy days after a violation, the state's. `+` and `|| ''` keep planners
-   * off the other index.
-   */
-  private async stateInDays<O>(
-    keys: SelectQueryBuilder<Schema, "complaints", O>,
-    stateKey: string,
-    days: { first: number; last: number },
-    created: TimeRange,
-  ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
-    const firstHour = Math.floor(created.from / SECONDS_PER_HOUR);
-    const lastHour = Math.floor(created.to / SECONDS_PER_HOUR);
-    const stateSeries = await this.counts.of({ name: "state", value: stateKey, column: "created_at" });
-    const daysSeries = await this.counts.violatedOn(days.first, days.last);
-    if (daysSeries.sumOfBuckets(firstHour, lastHour) < stateSeries.sumOfBuckets(firstHour, lastHour))
-      return keys
-        .where("violation_day", "in", daysFrom(days.first, days.last))
-        .where(sql`state_key || ''`, "=", stateKey);
-    return keys
-      .where("state_key", "=", stateKey)
-      .where(sql`+violation_day`, ">=", days.first)
-      .where(sql`+violation_day`, "<=", days.last);
   }
 
   /**
@@ -425,11 +366,6 @@ export class ComplaintStore {
    * from its hourly counts, counted on the index `walkOf` chooses.
    */
   private async totalOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<number> {
-    const stateDays = await this.stateViolationDays(query, dimension);
-    if (stateDays) {
-      const series = await this.counts.violatedOn(stateDays.first, stateDays.last, query.state);
-      return series.sumOf(0, series.length);
-    }
     if (countsCombination(query, dimension)) {
       const series = await this.combinations.of(query, indexLedBy(await this.walkOf(query, dimension)));
       return series.sumOf(0, series.length);

@@ -24,7 +24,6 @@ export interface Dimension {
     | "robocall"
     | "violation"
     | "violated_on"
-    | "state_violated_on"
     | "shown_state"
     | "shown_city"
     | "shown_area"
@@ -60,7 +59,6 @@ export class DimensionTally {
     robocall: new Map(),
     violation: new Map(),
     violated_on: new Map(),
-    state_violated_on: new Map(),
     shown_state: new Map(),
     shown_city: new Map(),
     shown_area: new Map(),
@@ -85,12 +83,6 @@ export class DimensionTally {
       this.bump(
         this.tallies.violated_on,
         String(Math.floor(complaint.violationAt / SECONDS_PER_DAY)),
-        bucket,
-      );
-    if (!only || only.has("state_violated_on"))
-      this.bump(
-        this.tallies.state_violated_on,
-        `${Math.floor(complaint.violationAt / SECONDS_PER_DAY)}:${stateKey}`,
         bucket,
       );
     if (!only || only.has("shown_state")) this.bump(this.tallies.shown_state, complaint.state, bucket);
@@ -179,11 +171,6 @@ export const HOURLY_DIMENSIONS: ReadonlyArray<{
   { name: "robocall", value: "robocall", column: "created_at" },
   { name: "violation", value: null, column: "violation_at" },
   { name: "violated_on", value: "cast(violation_day as text)", column: "created_at" },
-  {
-    name: "state_violated_on",
-    value: "cast(violation_day as text) || ':' || state_key",
-    column: "created_at",
-  },
   { name: "shown_state", value: "state", column: "created_at" },
   { name: "shown_city", value: "city", column: "created_at" },
   { name: "shown_area", value: "area_code", column: "created_at" },
@@ -339,60 +326,54 @@ export class DimensionCounts {
   }
 
   /**
-   * The complaints whose violation day is one of `firstDay` to `lastDay` (days since 1970), of the
-   * state `stateKey` if given, per hour of their creation, ascending: the sum of those days'
-   * series, kept like a dimension's. Each day's series (its `violated_on` counts, or with a state
-   * its `state_violated_on` counts) is read once per version and kept on its own, so that a new
-   * range over days already read is summed in memory (tens of microseconds) instead of reading
-   * every row of its days again (3.6 ms on average for ranges within 36 days of 2M complaints).
+   * The complaints whose violation day is one of `firstDay` to `lastDay` (days since 1970), per
+   * hour of their creation, ascending: the sum of those days' series, kept like a dimension's.
+   * Each day's series (its `violated_on` counts) is read once per version and kept on its own, so
+   * that a new range over days already read is summed in memory (tens of microseconds) instead of
+   * reading every row of its days again (3.6 ms on average for ranges within 36 days of 2M
+   * complaints).
    */
-  async violatedOn(firstDay: number, lastDay: number, stateKey?: string): Promise<CountSeries> {
+  async violatedOn(firstDay: number, lastDay: number): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const dimension = stateKey === undefined ? "violated_on" : "state_violated_on";
-    const valueOfDay = (day: number) => (stateKey === undefined ? String(day) : `${day}:${stateKey}`);
     return this.series.getOrLoad(
-      `${dimension}\u0000${valueOfDay(firstDay)}\u0000${lastDay}`,
+      `violated_on\u0000${firstDay}\u0000${lastDay}`,
       version,
-      async () =>
-        sumOfSeries(await this.hourlySeries(dimension, daysFrom(firstDay, lastDay).map(valueOfDay), version)),
+      async () => sumOfSeries(await this.violatedOnDays(daysFrom(firstDay, lastDay), version)),
       keptSeriesBytes,
     );
   }
 
-  /** The hourly series of each value of `dimension`, from memory, those not held read in one statement. */
-  private async hourlySeries(
-    dimension: Dimension["name"],
-    values: readonly string[],
-    version: number,
-  ): Promise<CountSeries[]> {
-    const keyOf = (value: string) => `${dimension}\u0000${value}`;
-    const held = values.map((value) => this.series.get(keyOf(value), version));
-    const missing = values.filter((_, index) => held[index] === undefined);
+  /** The `violated_on` series of each day, from memory, the days not held read in one statement. */
+  private async violatedOnDays(days: readonly number[], version: number): Promise<CountSeries[]> {
+    const keyOf = (day: number) => `violated_on\u0000${day}`;
+    const held = days.map((day) => this.series.get(keyOf(day), version));
+    const missing = days.filter((_, index) => held[index] === undefined);
     if (missing.length === 0) return held as CountSeries[];
-    // Summed per value here rather than grouped in SQL: with GROUP BY, SQLite's planner prefers
-    // walking every row of the dimension in hour order (complaint_hour_counts_by_hour) to one seek
-    // of the primary key per value, twenty times slower for a range of ten days.
+    // Summed per day here rather than grouped in SQL: with GROUP BY, SQLite's planner prefers
+    // walking every `violated_on` row in hour order (complaint_hour_counts_by_hour) to one seek
+    // of the primary key per day, twenty times slower for a range of ten days.
     const rows = await this.database.db
       .selectFrom("complaint_hour_counts")
       .select(["value", "hour", "count"])
-      .where("dimension", "=", dimension)
-      .where("value", "in", missing)
+      .where("dimension", "=", "violated_on")
+      .where("value", "in", missing.map(String))
       .execute();
-    const byValue = new Map<string, Array<{ bucket: number; count: number }>>();
+    const byDay = new Map<number, Array<{ bucket: number; count: number }>>();
     for (const row of rows) {
-      const list = byValue.get(row.value) ?? [];
-      if (list.length === 0) byValue.set(row.value, list);
+      const day = Number(row.value);
+      const list = byDay.get(day) ?? [];
+      if (list.length === 0) byDay.set(day, list);
       list.push({ bucket: row.hour, count: Number(row.count) });
     }
-    const read = new Map<string, CountSeries>();
-    for (const value of missing) {
-      const list = (byValue.get(value) ?? []).sort((a, b) => a.bucket - b.bucket);
+    const read = new Map<number, CountSeries>();
+    for (const day of missing) {
+      const list = (byDay.get(day) ?? []).sort((a, b) => a.bucket - b.bucket);
       const series = seriesOf(SECONDS_PER_HOUR, list);
-      read.set(value, series);
+      read.set(day, series);
       const weight = keptSeriesBytes(series);
-      if (weight !== undefined) this.series.set(keyOf(value), series, version, weight);
+      if (weight !== undefined) this.series.set(keyOf(day), series, version, weight);
     }
-    return values.map((value, index) => held[index] ?? read.get(value)!);
+    return days.map((day, index) => held[index] ?? read.get(day)!);
   }
 
   private async load(dimension: Dimension): Promise<CountSeries> {

@@ -38,7 +38,6 @@ async function expectedHourCounts(location: string): Promise<HourCount[]> {
       add("violation", "", row.violation_at);
       const violationDay = Math.floor(Number(row.violation_at) / 86400);
       add("violated_on", String(violationDay), row.created_at);
-      add("state_violated_on", `${violationDay}:${row.state_key}`, row.created_at);
       add("shown_state", row.state, row.created_at);
       add("shown_city", row.city, row.created_at);
       add("shown_area", row.area_code, row.created_at);

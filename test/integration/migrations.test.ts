@@ -38,7 +38,6 @@ const MIGRATION_NAMES = [
   "014-any-city",
   "015-violated-on",
   "016-minute-counts",
-  "017-state-violated-on",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */

@@ -7,8 +7,7 @@ import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { startTestServer } from "../support/test-server.js";
 
 type HourCount = { value: string; hour: number; count: number };
-type Row = { id: string; created_at: number; violation_at: number; state: string; state_key: string };
-type Counted = "violated_on" | "state_violated_on";
+type Row = { id: string; created_at: number; violation_at: number };
 
 const DAY = 86_400;
 
@@ -17,30 +16,24 @@ async function storedRows(location: string): Promise<Row[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["id", "created_at", "violation_at", "state", "state_key"])
+      .select(["id", "created_at", "violation_at"])
       .execute();
     return rows.map((row) => ({
       id: row.id,
       created_at: Number(row.created_at),
       violation_at: Number(row.violation_at),
-      state: row.state,
-      state_key: row.state_key,
     }));
   } finally {
     await database.close();
   }
 }
 
-/** Complaints per violation day (and state) and created hour, counted here from the stored rows. */
-async function expectedViolatedOn(
-  location: string,
-  dimension: Counted = "violated_on",
-): Promise<HourCount[]> {
+/** Complaints per violation day and created hour, counted here from the stored rows. */
+async function expectedViolatedOn(location: string): Promise<HourCount[]> {
   const counts = new Map<string, number>();
   for (const row of await storedRows(location)) {
-    const day = String(Math.floor(row.violation_at / DAY));
     const key = JSON.stringify([
-      dimension === "violated_on" ? day : `${day}:${row.state_key}`,
+      String(Math.floor(row.violation_at / DAY)),
       Math.floor(row.created_at / 3600),
     ]);
     counts.set(key, (counts.get(key) ?? 0) + 1);
@@ -51,13 +44,13 @@ async function expectedViolatedOn(
   });
 }
 
-async function storedViolatedOn(location: string, dimension: Counted = "violated_on"): Promise<HourCount[]> {
+async function storedViolatedOn(location: string): Promise<HourCount[]> {
   const database = openDatabase(location);
   try {
     const rows = await database.db
       .selectFrom("complaint_hour_counts")
       .select(["value", "hour", "count"])
-      .where("dimension", "=", dimension)
+      .where("dimension", "=", "violated_on")
       .execute();
     return rows.map((row) => ({ value: row.value, hour: Number(row.hour), count: Number(row.count) }));
   } finally {
@@ -80,15 +73,9 @@ for (const dialect of DIALECTS) {
 
     it("are kept by imports, into an empty table and onto existing rows", async () => {
       await importEach(db, files);
-      for (const dimension of ["violated_on", "state_violated_on"] as const) {
-        const expected = await expectedViolatedOn(db, dimension);
-        assert.ok(expected.length > 500);
-        assert.deepEqual(
-          (await storedViolatedOn(db, dimension)).sort(byKey),
-          expected.sort(byKey),
-          dimension,
-        );
-      }
+      const expected = await expectedViolatedOn(db);
+      assert.ok(expected.length > 500);
+      assert.deepEqual((await storedViolatedOn(db)).sort(byKey), expected.sort(byKey));
     });
 
     it("are computed for a database made before them", async () => {
@@ -96,16 +83,6 @@ for (const dialect of DIALECTS) {
         await kysely.deleteFrom("complaint_hour_counts").where("dimension", "=", "violated_on").execute();
       });
       assert.deepEqual((await storedViolatedOn(db)).sort(byKey), (await expectedViolatedOn(db)).sort(byKey));
-      await migrateAgain(db, "017-state-violated-on", async (kysely) => {
-        await kysely
-          .deleteFrom("complaint_hour_counts")
-          .where("dimension", "=", "state_violated_on")
-          .execute();
-      });
-      assert.deepEqual(
-        (await storedViolatedOn(db, "state_violated_on")).sort(byKey),
-        (await expectedViolatedOn(db, "state_violated_on")).sort(byKey),
-      );
     });
 
     it("answer a range of whole violation days with the exact total and page, in both orders, at any offset", async () => {
@@ -129,30 +106,12 @@ for (const dialect of DIALECTS) {
           { from: newestDay - 10, to: newestDay - 2 },
           { from: newestDay - 800, to: newestDay - 100 }, // old violations, a few per created hour
         ];
-        // The most common state, and one with few complaints; then no state.
-        const byState = new Map<string, Row[]>();
-        for (const row of rows) byState.set(row.state_key, [...(byState.get(row.state_key) ?? []), row]);
-        const states = [...byState.values()].sort((a, b) => b.length - a.length);
-        const few = states.find((list) => list.length < 120 && list.length > 40) ?? states.at(-1)!;
-        const cases = [
-          ...[states[0]!, few].flatMap((list) =>
-            ranges.map((range) => ({ range, state: list[0]!.state, stateKey: list[0]!.state_key })),
-          ),
-          ...ranges.map((range) => ({ range, state: undefined, stateKey: undefined })),
-        ];
-        for (const { range, state, stateKey } of cases) {
+        for (const range of ranges) {
           const matching = rows.filter(
-            (row) =>
-              row.violation_at >= range.from * DAY &&
-              row.violation_at < (range.to + 1) * DAY &&
-              (stateKey === undefined || row.state_key === stateKey),
+            (row) => row.violation_at >= range.from * DAY && row.violation_at < (range.to + 1) * DAY,
           );
-          if (stateKey !== undefined && matching.length < 10) continue;
-          assert.ok(
-            matching.length > 20 || stateKey !== undefined,
-            `${matching.length} complaints in ${JSON.stringify(range)}`,
-          );
-          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}${state === undefined ? "" : `&state=${encodeURIComponent(state)}`}`;
+          assert.ok(matching.length > 20, `${matching.length} complaints in ${JSON.stringify(range)}`);
+          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}`;
           const count = matching.length;
           const offsets = [
             0,
@@ -176,7 +135,7 @@ for (const dialect of DIALECTS) {
               assert.deepEqual(
                 body.data.map((record: { id: string }) => record.id),
                 expected.slice(offset, offset + 6).map((row) => row.id),
-                `${JSON.stringify(range)} ${state ?? ""} ${order} offset ${offset}`,
+                `${JSON.stringify(range)} ${order} offset ${offset}`,
               );
             }
           }
