@@ -4,6 +4,7 @@
  * refusal's text. Each collection supplies its reader and writer (`FileReader`); the bytes come
  * from `openImportSource` (gzip told by its first bytes).
  */
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Database } from "../store/database.js";
 
 /** An unreadable row (or a record refused on writing, such as one given twice): where and why. */
@@ -87,6 +88,9 @@ export interface FileReader<Item, Counts> {
 /** An imported file: its rows (readable or not), those rejected, and what the writer counted. */
 export type ImportedFile<Counts> = { file: string; rows: number } & Counts & { rejected: number };
 
+/** How long an import writes batches before it lets the event loop turn (`importFile`). */
+const TURN_MS = 50;
+
 /**
  * Imports one file in one transaction: the collection's reader reads it in batches (ImportFileError
  * when it cannot be imported), its writer writes each batch, and rows that cannot be read, or that
@@ -111,8 +115,16 @@ export async function importFile<Item, Counts>(
   let position: ReadBatch<Item>["position"];
   const progress = (bytesRead: number, totalBytes: number) =>
     options.onProgress?.({ file, rows, bytesRead, totalBytes });
+  let turnedAt = performance.now();
   try {
     for (let next = await batches.next(); !next.done; next = await batches.next()) {
+      // Batches a reader has already buffered arrive without the event loop turning, and a signal
+      // (SIGINT, SIGTERM) is only heard when it turns: give it a turn now and then, so that an
+      // interrupted import stops within the file it is in.
+      if (performance.now() - turnedAt >= TURN_MS) {
+        await nextTurn();
+        turnedAt = performance.now();
+      }
       options.signal?.throwIfAborted();
       const batch = next.value;
       if (!begun) await writer.begin();
