@@ -357,18 +357,23 @@ export class DimensionCounts {
       .select(["value", "hour", "count"])
       .where("dimension", "=", "violated_on")
       .where("value", "in", missing.map(String))
+      .orderBy("value")
+      .orderBy("hour")
       .execute();
+    // Each day's rows come together, in hour order (the primary key's).
     const byDay = new Map<number, Array<{ bucket: number; count: number }>>();
     for (const row of rows) {
       const day = Number(row.value);
-      const list = byDay.get(day) ?? [];
-      if (list.length === 0) byDay.set(day, list);
+      let list = byDay.get(day);
+      if (list === undefined) {
+        list = [];
+        byDay.set(day, list);
+      }
       list.push({ bucket: row.hour, count: Number(row.count) });
     }
     const read = new Map<number, CountSeries>();
     for (const day of missing) {
-      const list = (byDay.get(day) ?? []).sort((a, b) => a.bucket - b.bucket);
-      const series = seriesOf(SECONDS_PER_HOUR, list);
+      const series = seriesOf(SECONDS_PER_HOUR, byDay.get(day) ?? []);
       read.set(day, series);
       const weight = keptSeriesBytes(series);
       if (weight !== undefined) this.series.set(keyOf(day), series, version, weight);
