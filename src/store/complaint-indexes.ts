@@ -3,11 +3,12 @@ import type { SchemaModule } from "kysely";
 /**
  * The secondary indexes of `complaints`: one per filter, each ending in the API's order
  * (created_at, id) (`complaints_subject`: migration 013; `complaints_any_city`, a city in every
- * state: migration 014), plus the violation time. The primary key and the unique id index
- * (`complaints_id`, below) are not listed.
+ * state: migration 014), plus the violation time. `complaints_state` carries `violation_day` after
+ * them (migration 017), so that a state's page within a violation range tests it on the index.
+ * The primary key and the unique id index (`complaints_id`, below) are not listed.
  */
 export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
-  complaints_state: ["state_key", "created_at", "id"],
+  complaints_state: ["state_key", "created_at", "id", "violation_day"],
   complaints_city: ["state_key", "city_key", "created_at", "id"],
   complaints_any_city: ["city_key", "created_at", "id"],
   complaints_area: ["area_code", "created_at", "id"],
@@ -18,12 +19,15 @@ export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * The secondary index whose columns are `leading` then (created_at, id): the one a page of those
- * equality filters is read from in the API's order.
+ * The secondary index whose columns are `leading` then (created_at, id), with at most columns
+ * after those: the one a page of those equality filters is read from in the API's order.
  */
 export function indexLedBy(leading: readonly string[]): string | undefined {
-  const wanted = [...leading, "created_at", "id"].join(",");
-  return Object.entries(SECONDARY_INDEXES).find(([, columns]) => columns.join(",") === wanted)?.[0];
+  const wanted = [...leading, "created_at", "id"];
+  return Object.entries(SECONDARY_INDEXES).find(
+    ([, columns]) =>
+      columns.length >= wanted.length && wanted.every((column, index) => columns[index] === column),
+  )?.[0];
 }
 
 /** `create index` statements for the secondary indexes, compiled for the database's dialect. */

@@ -16,6 +16,7 @@ import { subjectIndex } from "./migrations/013-subject-index.js";
 import { anyCity } from "./migrations/014-any-city.js";
 import { violatedOn } from "./migrations/015-violated-on.js";
 import { minuteCounts } from "./migrations/016-minute-counts.js";
+import { stateViolatedOn } from "./migrations/017-state-violated-on.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -41,6 +42,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["014-any-city", anyCity],
   ["015-violated-on", violatedOn],
   ["016-minute-counts", minuteCounts],
+  ["017-state-violated-on", stateViolatedOn],
 ];
 
 /** The migrations for the database's dialect, by name. */

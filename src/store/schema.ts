@@ -36,6 +36,18 @@ export interface ComplaintHourCountTable {
   count: number;
 }
 
+/**
+ * Complaints per state (its match key), day of `created_at` and day of `violation_at` (days since
+ * 1970), kept by the writers with the rows (migration 017): a state with a range of violation days
+ * has its matches per created day from these.
+ */
+export interface ComplaintStateViolationTable {
+  state_key: string;
+  created_day: number;
+  violation_day: number;
+  count: number;
+}
+
 /** All complaints per minute of `created_at`; `minute` is minutes since the epoch (migration 016). */
 export interface ComplaintMinuteCountTable {
   minute: number;
@@ -139,6 +151,7 @@ export interface Schema {
   complaint_counts: ComplaintCountTable;
   complaint_hour_counts: ComplaintHourCountTable;
   complaint_minute_counts: ComplaintMinuteCountTable;
+  complaint_state_violations: ComplaintStateViolationTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

@@ -1,13 +1,17 @@
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { before, describe, it } from "node:test";
+import { COMPLAINT_CSV_HEADER } from "../../src/domain/complaint.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli } from "../support/cli.js";
 import { generatedComplaintFiles, importEach, migrateAgain } from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
-import { startTestServer } from "../support/test-server.js";
+import { makeTempDirectory, startTestServer } from "../support/test-server.js";
 
 type HourCount = { value: string; hour: number; count: number };
-type Row = { id: string; created_at: number; violation_at: number };
+type Row = { id: string; created_at: number; violation_at: number; state: string; state_key: string };
+type Counted = "violated_on" | "state_violated_on";
 
 const DAY = 86_400;
 
@@ -16,25 +20,35 @@ async function storedRows(location: string): Promise<Row[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["id", "created_at", "violation_at"])
+      .select(["id", "created_at", "violation_at", "state", "state_key"])
       .execute();
     return rows.map((row) => ({
       id: row.id,
       created_at: Number(row.created_at),
       violation_at: Number(row.violation_at),
+      state: row.state,
+      state_key: row.state_key,
     }));
   } finally {
     await database.close();
   }
 }
 
-/** Complaints per violation day and created hour, counted here from the stored rows. */
-async function expectedViolatedOn(location: string): Promise<HourCount[]> {
+/**
+ * Complaints per violation day and created hour (`violated_on`), or per violation day and state
+ * and created day (`state_violated_on`, the rows of `complaint_state_violations`), counted here
+ * from the stored rows.
+ */
+async function expectedViolatedOn(
+  location: string,
+  dimension: Counted = "violated_on",
+): Promise<HourCount[]> {
   const counts = new Map<string, number>();
   for (const row of await storedRows(location)) {
+    const day = String(Math.floor(row.violation_at / DAY));
     const key = JSON.stringify([
-      String(Math.floor(row.violation_at / DAY)),
-      Math.floor(row.created_at / 3600),
+      dimension === "violated_on" ? day : `${day}:${row.state_key}`,
+      Math.floor(row.created_at / (dimension === "violated_on" ? 3600 : DAY)),
     ]);
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
@@ -44,18 +58,55 @@ async function expectedViolatedOn(location: string): Promise<HourCount[]> {
   });
 }
 
-async function storedViolatedOn(location: string): Promise<HourCount[]> {
+async function storedViolatedOn(location: string, dimension: Counted = "violated_on"): Promise<HourCount[]> {
   const database = openDatabase(location);
   try {
+    if (dimension === "state_violated_on") {
+      const rows = await database.db
+        .selectFrom("complaint_state_violations")
+        .select(["state_key", "created_day", "violation_day", "count"])
+        .execute();
+      return rows.map((row) => ({
+        value: `${row.violation_day}:${row.state_key}`,
+        hour: Number(row.created_day),
+        count: Number(row.count),
+      }));
+    }
     const rows = await database.db
       .selectFrom("complaint_hour_counts")
       .select(["value", "hour", "count"])
-      .where("dimension", "=", "violated_on")
+      .where("dimension", "=", dimension)
       .execute();
     return rows.map((row) => ({ value: row.value, hour: Number(row.hour), count: Number(row.count) }));
   } finally {
     await database.close();
   }
+}
+
+/** The old violation day of `sparseViolations`. */
+const SPARSE_DAY = Date.UTC(2023, 0, 15) / 1000 / DAY;
+
+/**
+ * Twenty days of a busy state (Texas, 75 complaints a day, each violated the day it was filed)
+ * and among them 24 complaints violated on one old day (`SPARSE_DAY`), filed about a day apart:
+ * a page of that day and state spans days of the state's complaints, so that it is read on the
+ * days' index instead (one seek a day, the state tested on each row).
+ */
+async function sparseViolations(): Promise<string> {
+  const time = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
+  const first = Date.UTC(2024, 5, 1) / 1000;
+  const lines: string[] = [COMPLAINT_CSV_HEADER.join(",")];
+  for (let index = 0; index < 1500; index++) {
+    const created = first + index * 1152; // 20 days over 1,500 complaints
+    const oldViolation = index % 62 === 0;
+    const violation = oldViolation ? SPARSE_DAY * DAY + 3600 : created - 600;
+    lines.push(
+      `5125550${String(index % 1000).padStart(3, "0")},${time(created)},${time(violation)},Austin,Texas,512,Other,N`,
+    );
+  }
+  const file = join(await makeTempDirectory(), "sparse.csv");
+  await writeFile(file, `${lines.join("\r\n")}\r\n`);
+  return file;
 }
 
 const byKey = (a: HourCount, b: HourCount) => a.value.localeCompare(b.value) || a.hour - b.hour;
@@ -68,14 +119,23 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       db = await freshDatabase(dialect);
-      files = await generatedComplaintFiles([7, 8], { rows: 3000, days: 4 });
+      files = [
+        ...(await generatedComplaintFiles([7, 8], { rows: 4000, days: 30 })),
+        await sparseViolations(),
+      ];
     });
 
     it("are kept by imports, into an empty table and onto existing rows", async () => {
       await importEach(db, files);
-      const expected = await expectedViolatedOn(db);
-      assert.ok(expected.length > 500);
-      assert.deepEqual((await storedViolatedOn(db)).sort(byKey), expected.sort(byKey));
+      for (const dimension of ["violated_on", "state_violated_on"] as const) {
+        const expected = await expectedViolatedOn(db, dimension);
+        assert.ok(expected.length > 500);
+        assert.deepEqual(
+          (await storedViolatedOn(db, dimension)).sort(byKey),
+          expected.sort(byKey),
+          dimension,
+        );
+      }
     });
 
     it("are computed for a database made before them", async () => {
@@ -83,6 +143,19 @@ for (const dialect of DIALECTS) {
         await kysely.deleteFrom("complaint_hour_counts").where("dimension", "=", "violated_on").execute();
       });
       assert.deepEqual((await storedViolatedOn(db)).sort(byKey), (await expectedViolatedOn(db)).sort(byKey));
+      await migrateAgain(db, "017-state-violated-on", async (kysely) => {
+        await kysely.schema.dropTable("complaint_state_violations").execute();
+        await kysely.schema.dropIndex("complaints_state").execute();
+        await kysely.schema
+          .createIndex("complaints_state")
+          .on("complaints")
+          .columns(["state_key", "created_at", "id"])
+          .execute();
+      });
+      assert.deepEqual(
+        (await storedViolatedOn(db, "state_violated_on")).sort(byKey),
+        (await expectedViolatedOn(db, "state_violated_on")).sort(byKey),
+      );
     });
 
     it("answer a range of whole violation days with the exact total and page, in both orders, at any offset", async () => {
@@ -106,12 +179,32 @@ for (const dialect of DIALECTS) {
           { from: newestDay - 10, to: newestDay - 2 },
           { from: newestDay - 800, to: newestDay - 100 }, // old violations, a few per created hour
         ];
-        for (const range of ranges) {
+        // The most common state, and one with few complaints; then no state.
+        const byState = new Map<string, Row[]>();
+        for (const row of rows) byState.set(row.state_key, [...(byState.get(row.state_key) ?? []), row]);
+        const states = [...byState.values()].sort((a, b) => b.length - a.length);
+        const few = states.find((list) => list.length < 120 && list.length > 40) ?? states.at(-1)!;
+        const cases = [
+          ...[states[0]!, few].flatMap((list) =>
+            ranges.map((range) => ({ range, state: list[0]!.state, stateKey: list[0]!.state_key })),
+          ),
+          ...ranges.map((range) => ({ range, state: undefined, stateKey: undefined })),
+          { range: { from: SPARSE_DAY, to: SPARSE_DAY }, state: "Texas", stateKey: "texas" },
+          { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, state: "Texas", stateKey: "texas" },
+        ];
+        for (const { range, state, stateKey } of cases) {
           const matching = rows.filter(
-            (row) => row.violation_at >= range.from * DAY && row.violation_at < (range.to + 1) * DAY,
+            (row) =>
+              row.violation_at >= range.from * DAY &&
+              row.violation_at < (range.to + 1) * DAY &&
+              (stateKey === undefined || row.state_key === stateKey),
           );
-          assert.ok(matching.length > 20, `${matching.length} complaints in ${JSON.stringify(range)}`);
-          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}`;
+          if (stateKey !== undefined && matching.length < 10) continue;
+          assert.ok(
+            matching.length > 20 || stateKey !== undefined,
+            `${matching.length} complaints in ${JSON.stringify(range)}`,
+          );
+          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}${state === undefined ? "" : `&state=${encodeURIComponent(state)}`}`;
           const count = matching.length;
           const offsets = [
             0,
@@ -135,7 +228,7 @@ for (const dialect of DIALECTS) {
               assert.deepEqual(
                 body.data.map((record: { id: string }) => record.id),
                 expected.slice(offset, offset + 6).map((row) => row.id),
-                `${JSON.stringify(range)} ${order} offset ${offset}`,
+                `${JSON.stringify(range)} ${state ?? ""} ${order} offset ${offset}`,
               );
             }
           }

@@ -122,6 +122,11 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         insert into complaint_hour_counts (dimension, value, hour, count)
         select dimension, value, hour, count(*) from hours group by dimension, value, hour
         on conflict (dimension, value, hour) do update set count = complaint_hour_counts.count + excluded.count
+      ), state_violations as (
+        insert into complaint_state_violations (state_key, created_day, violation_day, count)
+        select state_key, ${day("created_at")}, violation_day, count(*) from added group by 1, 2, 3
+        on conflict (state_key, created_day, violation_day)
+          do update set count = complaint_state_violations.count + excluded.count
       ), counted_minutes as (
         insert into complaint_minute_counts (minute, count)
         select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1

@@ -15,7 +15,12 @@ import {
 } from "../complaint-indexes.js";
 import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
-import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS } from "../dimension-counts.js";
+import {
+  DAILY_DIMENSIONS,
+  DimensionTally,
+  HOURLY_DIMENSIONS,
+  StateViolationTally,
+} from "../dimension-counts.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
 
 /** Distinct (dimension, value, day or hour) counts and caller numbers held before they are written out. */
@@ -52,12 +57,15 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly countStatement: BetterSqlite3.Statement;
   private readonly hourCountStatement: BetterSqlite3.Statement;
   private readonly minuteCountStatement: BetterSqlite3.Statement;
+  private readonly stateViolationStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
     SECONDS_PER_HOUR,
     new Set(HOURLY_DIMENSIONS.map((dimension) => dimension.name)),
   );
+  /** Complaints added per state, created day and violation day, not yet written. */
+  private readonly stateViolations = new StateViolationTally();
   /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
   private readonly minuteCounts = new Map<number, number>();
   /** Per caller number, complaints added and the newest created time, not yet written. */
@@ -90,6 +98,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_minute_counts (minute, count) values (?, ?)
         on conflict (minute) do update set count = count + excluded.count`,
     );
+    this.stateViolationStatement = database.sqlite.prepare(
+      `insert into complaint_state_violations (state_key, created_day, violation_day, count) values (?, ?, ?, ?)
+        on conflict (state_key, created_day, violation_day) do update set count = count + excluded.count`,
+    );
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
         on conflict (phone) do update set count = count + excluded.count,
@@ -119,6 +131,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     if (this.buildIdIndex) this.database.sqlite.exec(dropIdIndexStatement(this.database.db));
     this.counts.clear();
     this.hourCounts.clear();
+    this.stateViolations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
     this.added = 0;
@@ -130,6 +143,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const complaint of complaints) {
       const stateKey = matchKey(complaint.state);
       const cityKey = matchKey(complaint.city);
+      const violationDay = Math.floor(complaint.violationAt / SECONDS_PER_DAY);
       const info = this.insertStatement.run(
         complaint.createdAt,
         complaint.id,
@@ -142,7 +156,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         complaint.robocall,
         stateKey,
         cityKey,
-        Math.floor(complaint.violationAt / SECONDS_PER_DAY),
+        violationDay,
       );
       if (info.changes === 0) {
         this.existing++;
@@ -151,6 +165,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.added++;
       this.counts.add(complaint, stateKey, cityKey);
       this.hourCounts.add(complaint, stateKey, cityKey);
+      this.stateViolations.add(stateKey, Math.floor(complaint.createdAt / SECONDS_PER_DAY), violationDay);
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
@@ -162,7 +177,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       }
     }
     if (
-      this.counts.size + this.hourCounts.size + this.minuteCounts.size + this.phoneTotals.size >=
+      this.counts.size +
+        this.hourCounts.size +
+        this.stateViolations.size +
+        this.minuteCounts.size +
+        this.phoneTotals.size >=
       MAX_PENDING_COUNTS
     )
       this.writeCounts();
@@ -175,6 +194,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
     this.hourCounts.clear();
+    for (const [stateKey, createdDay, violationDay, count] of this.stateViolations.entries())
+      this.stateViolationStatement.run(stateKey, createdDay, violationDay, count);
+    this.stateViolations.clear();
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     this.minuteCounts.clear();
     for (const [phone, total] of this.phoneTotals)
@@ -228,6 +250,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     if (!this.open) return;
     this.counts.clear();
     this.hourCounts.clear();
+    this.stateViolations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
     this.database.sqlite.exec("rollback");
