@@ -64,6 +64,14 @@ const MAX_VIOLATED_DAYS = 2_000;
 const STATE_WALK_DAYS_MAX = 2;
 
 /**
+ * How many rows of the window a violation range's page walks on the primary key, at most, for
+ * each of its matches there (`daysInWindow`): at 2M complaints over 36 days, an hour's page at
+ * offset 1,000 of a 20-day range took 0.13 to 0.18 ms on the key (most rows match) against 0.76
+ * to 1.7 ms on the days' index (twenty seeks, then the hour's 2,000 matches sorted).
+ */
+const PK_WALK_RATIO = 3;
+
+/**
  * What an entry read on the days' index costs, its row read for the state, against an entry of
  * the state's index, which holds the violation day: measured at 20 million complaints, 1.8 µs
  * against 107 ns.
@@ -333,7 +341,7 @@ export class ComplaintStore {
     const keys = this.database.db.selectFrom("complaints").select(["created_at", "id"]);
     const inDays =
       stateKey === undefined
-        ? keys.where("violation_day", "in", daysFrom(days.first, days.last))
+        ? await this.daysInWindow(keys, days, window.created, series)
         : await this.stateInDays(keys, stateKey, days, window.created);
     return this.byKeys(
       inDays
@@ -345,6 +353,31 @@ export class ComplaintStore {
         .offset(window.offset),
       direction,
     );
+  }
+
+  /**
+   * `keys` narrowed to the complaints violated on `days`, within the created range `window` whose
+   * matches per hour `series` counts. On SQLite, when matches are at least a `1 / PK_WALK_RATIO`
+   * share of the window's complaints (as the hourly counts of all complaints say), the window is
+   * walked on the primary key, the table's own order, each row's violation day tested where it
+   * lies, stopping at the page's last row; else, and on PostgreSQL (whose rows are not stored in
+   * the key's order), one seek of the days' index a day, its entries then sorted.
+   */
+  private async daysInWindow<O>(
+    keys: SelectQueryBuilder<Schema, "complaints", O>,
+    days: { first: number; last: number },
+    window: TimeRange,
+    series: CountSeries,
+  ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
+    const onDaysIndex = keys.where("violation_day", "in", daysFrom(days.first, days.last));
+    if (this.database.dialect !== "sqlite") return onDaysIndex;
+    const firstHour = Math.floor(window.from / SECONDS_PER_HOUR);
+    const lastHour = Math.floor(window.to / SECONDS_PER_HOUR);
+    const all = await this.counts.of({ name: "all", value: "", column: "created_at" });
+    const matches = series.sumOfBuckets(firstHour, lastHour);
+    return all.sumOfBuckets(firstHour, lastHour) <= matches * PK_WALK_RATIO
+      ? keys.where(sql`+violation_day`, ">=", days.first).where(sql`+violation_day`, "<=", days.last)
+      : onDaysIndex;
   }
 
   /**
