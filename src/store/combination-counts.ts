@@ -1,5 +1,5 @@
 import { CompiledQuery, sql } from "kysely";
-import { SECONDS_PER_HOUR } from "../domain/time.js";
+import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
 import { filterComplaints, type StoredComplaintQuery } from "./complaint-filters.js";
@@ -16,9 +16,15 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
  * memory for the collection's version. Every further page of the same filters and range (a client
  * walking its offsets) then takes its total and the hour that holds its offset from memory, and
  * skips rows only within that hour, instead of counting and skipping on rows again.
+ *
+ * A combination of only a state, the robocall flag and a subject (with no created range, or one of
+ * whole days) is not counted on rows: its matches per created day are summed from
+ * `complaint_combination_counts` (migration 018) in one statement, and a page skips rows within
+ * the day that holds it.
  */
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
+  private readonly values = new Map<string, { version: number; values: string[] }>();
 
   /** `maxBytes`: series kept over all combinations (`keptSeriesBytes`); the least recently used go first. */
   constructor(
@@ -53,7 +59,53 @@ export class CombinationCounts {
       query.created?.from,
       query.created?.to,
     ]);
-    return this.series.getOrLoad(key, version, () => this.load(query, walkIndex), keptSeriesBytes);
+    return this.series.getOrLoad(
+      key,
+      version,
+      () =>
+        fromCombinationCounts(query) ? this.loadFromCounts(query, version) : this.load(query, walkIndex),
+      keptSeriesBytes,
+    );
+  }
+
+  /** The matches per created day of a query `fromCombinationCounts` accepts. */
+  private async loadFromCounts(query: StoredComplaintQuery, version: number): Promise<CountSeries> {
+    const states = query.state !== undefined ? [query.state] : await this.valuesOf("state", version);
+    const robocalls =
+      query.robocall !== undefined ? [query.robocall] : await this.valuesOf("robocall", version);
+    const subjects = query.subjects ?? (await this.valuesOf("subject", version));
+    if (states.length === 0 || robocalls.length === 0 || subjects.length === 0)
+      return seriesOf(SECONDS_PER_DAY, []);
+    let select = this.database.db
+      .selectFrom("complaint_combination_counts")
+      .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
+      .where("state_key", "in", states)
+      .where("robocall", "in", robocalls)
+      .where("subject", "in", [...subjects]);
+    if (query.created)
+      select = select
+        .where("created_day", ">=", query.created.from / SECONDS_PER_DAY)
+        .where("created_day", "<=", (query.created.to + 1) / SECONDS_PER_DAY - 1);
+    const rows = await select.groupBy("created_day").orderBy("created_day").execute();
+    return seriesOf(SECONDS_PER_DAY, rows);
+  }
+
+  /**
+   * Every value a dimension of `complaint_counts` holds (a state's match key, a robocall flag, a
+   * subject as stored), read once per version: the values a combination without that filter sums.
+   */
+  private async valuesOf(dimension: "state" | "robocall" | "subject", version: number): Promise<string[]> {
+    const kept = this.values.get(dimension);
+    if (kept?.version === version) return kept.values;
+    const rows = await this.database.db
+      .selectFrom("complaint_counts")
+      .select("value")
+      .distinct()
+      .where("dimension", "=", dimension)
+      .execute();
+    const values = rows.map((row) => row.value);
+    this.values.set(dimension, { version, values });
+    return values;
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {
@@ -77,4 +129,20 @@ export class CombinationCounts {
     const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(statement);
     return seriesOf(SECONDS_PER_HOUR, rows);
   }
+}
+
+/**
+ * Whether a query's combination is counted in `complaint_combination_counts`: only a state, the
+ * robocall flag and a subject among its filters, and no created range or one of whole days.
+ */
+function fromCombinationCounts(query: StoredComplaintQuery): boolean {
+  const created = query.created;
+  return (
+    query.city === undefined &&
+    query.areaCode === undefined &&
+    query.phone === undefined &&
+    query.violation === undefined &&
+    (created === undefined ||
+      (created.from % SECONDS_PER_DAY === 0 && (created.to + 1) % SECONDS_PER_DAY === 0))
+  );
 }

@@ -119,41 +119,52 @@ export class DimensionTally {
 }
 
 /**
- * Complaints per state (match key), created day and violation day, summed in memory before they
- * are written to `complaint_state_violations`: nested maps, so that counting a row builds no key.
+ * Counts keyed by a fixed number of values (a state, a day, ...), summed in memory before they are
+ * written: nested maps, one level a key, so that counting a row builds no key text. The writers
+ * keep `complaint_state_violations` (state, created day, violation day) and
+ * `complaint_combination_counts` (state, robocall flag, subject, created day) with these.
  */
-export class StateViolationTally {
-  private readonly states = new Map<string, Map<number, Map<number, number>>>();
-  /** Distinct (state, created day, violation day) counts held. */
+export class NestedTally<Keys extends ReadonlyArray<string | number>> {
+  private readonly root = new Map<string | number, unknown>();
+  /** Distinct keys held. */
   size = 0;
 
-  add(stateKey: string, createdDay: number, violationDay: number): void {
-    let days = this.states.get(stateKey);
-    if (days === undefined) {
-      days = new Map();
-      this.states.set(stateKey, days);
+  add(...keys: Keys): void {
+    let level = this.root;
+    for (let depth = 0; depth < keys.length - 1; depth++) {
+      let next = level.get(keys[depth]!) as Map<string | number, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(keys[depth]!, next);
+      }
+      level = next;
     }
-    let violations = days.get(createdDay);
-    if (violations === undefined) {
-      violations = new Map();
-      days.set(createdDay, violations);
-    }
-    const count = violations.get(violationDay);
+    const last = keys[keys.length - 1]!;
+    const count = level.get(last) as number | undefined;
     if (count === undefined) {
-      violations.set(violationDay, 1);
+      level.set(last, 1);
       this.size++;
-    } else violations.set(violationDay, count + 1);
+    } else level.set(last, count + 1);
   }
 
-  /** Every count held, as (state key, created day, violation day, count). */
-  *entries(): Generator<[stateKey: string, createdDay: number, violationDay: number, count: number]> {
-    for (const [stateKey, days] of this.states)
-      for (const [createdDay, violations] of days)
-        for (const [violationDay, count] of violations) yield [stateKey, createdDay, violationDay, count];
+  /**
+   * Calls `write` with every count held, its keys then the count. The keys come in one array that
+   * is reused from call to call (no allocation per count, for a flush of tens of thousands).
+   */
+  forEach(write: (keys: Readonly<Keys>, count: number) => void): void {
+    const keys: Array<string | number> = [];
+    const walk = (level: Map<string | number, unknown>, depth: number) => {
+      for (const [key, value] of level) {
+        keys[depth] = key;
+        if (value instanceof Map) walk(value as Map<string | number, unknown>, depth + 1);
+        else write(keys as unknown as Keys, value as number);
+      }
+    };
+    walk(this.root, 0);
   }
 
   clear(): void {
-    this.states.clear();
+    this.root.clear();
     this.size = 0;
   }
 }

@@ -17,6 +17,7 @@ import { anyCity } from "./migrations/014-any-city.js";
 import { violatedOn } from "./migrations/015-violated-on.js";
 import { minuteCounts } from "./migrations/016-minute-counts.js";
 import { stateViolatedOn } from "./migrations/017-state-violated-on.js";
+import { combinationCounts } from "./migrations/018-combination-counts.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -43,6 +44,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["015-violated-on", violatedOn],
   ["016-minute-counts", minuteCounts],
   ["017-state-violated-on", stateViolatedOn],
+  ["018-combination-counts", combinationCounts],
 ];
 
 /** The migrations for the database's dialect, by name. */

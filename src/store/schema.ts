@@ -48,6 +48,19 @@ export interface ComplaintStateViolationTable {
   count: number;
 }
 
+/**
+ * Complaints per state (match key), robocall flag and subject (both as stored) and day of
+ * `created_at` (days since 1970), kept by the writers with the rows (migration 018): a combination
+ * of those filters has its total and the day that holds an offset from these.
+ */
+export interface ComplaintCombinationCountTable {
+  state_key: string;
+  robocall: string;
+  subject: string;
+  created_day: number;
+  count: number;
+}
+
 /** All complaints per minute of `created_at`; `minute` is minutes since the epoch (migration 016). */
 export interface ComplaintMinuteCountTable {
   minute: number;
@@ -152,6 +165,7 @@ export interface Schema {
   complaint_hour_counts: ComplaintHourCountTable;
   complaint_minute_counts: ComplaintMinuteCountTable;
   complaint_state_violations: ComplaintStateViolationTable;
+  complaint_combination_counts: ComplaintCombinationCountTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

@@ -127,6 +127,11 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         select state_key, ${day("created_at")}, violation_day, count(*) from added group by 1, 2, 3
         on conflict (state_key, created_day, violation_day)
           do update set count = complaint_state_violations.count + excluded.count
+      ), combinations as (
+        insert into complaint_combination_counts (state_key, robocall, subject, created_day, count)
+        select state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4
+        on conflict (state_key, robocall, subject, created_day)
+          do update set count = complaint_combination_counts.count + excluded.count
       ), counted_minutes as (
         insert into complaint_minute_counts (minute, count)
         select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1

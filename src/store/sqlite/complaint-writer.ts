@@ -15,12 +15,7 @@ import {
 } from "../complaint-indexes.js";
 import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
-import {
-  DAILY_DIMENSIONS,
-  DimensionTally,
-  HOURLY_DIMENSIONS,
-  StateViolationTally,
-} from "../dimension-counts.js";
+import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS, NestedTally } from "../dimension-counts.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
 
 /** Distinct (dimension, value, day or hour) counts and caller numbers held before they are written out. */
@@ -58,6 +53,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly hourCountStatement: BetterSqlite3.Statement;
   private readonly minuteCountStatement: BetterSqlite3.Statement;
   private readonly stateViolationStatement: BetterSqlite3.Statement;
+  private readonly combinationStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
@@ -65,7 +61,13 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     new Set(HOURLY_DIMENSIONS.map((dimension) => dimension.name)),
   );
   /** Complaints added per state, created day and violation day, not yet written. */
-  private readonly stateViolations = new StateViolationTally();
+  private readonly stateViolations = new NestedTally<
+    [stateKey: string, createdDay: number, violationDay: number]
+  >();
+  /** Complaints added per state, robocall flag, subject and created day, not yet written. */
+  private readonly combinations = new NestedTally<
+    [stateKey: string, robocall: string, subject: string, createdDay: number]
+  >();
   /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
   private readonly minuteCounts = new Map<number, number>();
   /** Per caller number, complaints added and the newest created time, not yet written. */
@@ -102,6 +104,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_state_violations (state_key, created_day, violation_day, count) values (?, ?, ?, ?)
         on conflict (state_key, created_day, violation_day) do update set count = count + excluded.count`,
     );
+    this.combinationStatement = database.sqlite.prepare(
+      `insert into complaint_combination_counts (state_key, robocall, subject, created_day, count) values (?, ?, ?, ?, ?)
+        on conflict (state_key, robocall, subject, created_day) do update set count = count + excluded.count`,
+    );
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
         on conflict (phone) do update set count = count + excluded.count,
@@ -132,6 +138,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.counts.clear();
     this.hourCounts.clear();
     this.stateViolations.clear();
+    this.combinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
     this.added = 0;
@@ -165,7 +172,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.added++;
       this.counts.add(complaint, stateKey, cityKey);
       this.hourCounts.add(complaint, stateKey, cityKey);
-      this.stateViolations.add(stateKey, Math.floor(complaint.createdAt / SECONDS_PER_DAY), violationDay);
+      const createdDay = Math.floor(complaint.createdAt / SECONDS_PER_DAY);
+      this.stateViolations.add(stateKey, createdDay, violationDay);
+      this.combinations.add(stateKey, complaint.robocall, complaint.subject, createdDay);
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
@@ -180,6 +189,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.counts.size +
         this.hourCounts.size +
         this.stateViolations.size +
+        this.combinations.size +
         this.minuteCounts.size +
         this.phoneTotals.size >=
       MAX_PENDING_COUNTS
@@ -194,9 +204,14 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
     this.hourCounts.clear();
-    for (const [stateKey, createdDay, violationDay, count] of this.stateViolations.entries())
+    this.stateViolations.forEach(([stateKey, createdDay, violationDay], count) => {
       this.stateViolationStatement.run(stateKey, createdDay, violationDay, count);
+    });
     this.stateViolations.clear();
+    this.combinations.forEach(([stateKey, robocall, subject, createdDay], count) => {
+      this.combinationStatement.run(stateKey, robocall, subject, createdDay, count);
+    });
+    this.combinations.clear();
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     this.minuteCounts.clear();
     for (const [phone, total] of this.phoneTotals)
@@ -251,6 +266,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.counts.clear();
     this.hourCounts.clear();
     this.stateViolations.clear();
+    this.combinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
     this.database.sqlite.exec("rollback");

@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import { before, describe, it } from "node:test";
+import { openDatabase } from "../../src/store/open-database.js";
+import { createKeyWithCli } from "../support/cli.js";
+import { generatedComplaintFiles, importEach, migrateAgain } from "../support/count-tables.js";
+import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { startTestServer } from "../support/test-server.js";
+
+const DAY = 86_400;
+
+type Row = {
+  id: string;
+  created_at: number;
+  state: string;
+  state_key: string;
+  robocall: string;
+  subject: string;
+};
+
+async function storedRows(location: string): Promise<Row[]> {
+  const database = openDatabase(location);
+  try {
+    const rows = await database.db
+      .selectFrom("complaints")
+      .select(["id", "created_at", "state", "state_key", "robocall", "subject"])
+      .execute();
+    return rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
+  } finally {
+    await database.close();
+  }
+}
+
+/** Complaints per state, robocall flag, subject and created day, counted here from the stored rows. */
+async function expectedCounts(location: string): Promise<string[]> {
+  const counts = new Map<string, number>();
+  for (const row of await storedRows(location)) {
+    const key = JSON.stringify([row.state_key, row.robocall, row.subject, Math.floor(row.created_at / DAY)]);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([key, count]) => `${key} ${count}`).sort();
+}
+
+async function storedCounts(location: string): Promise<string[]> {
+  const database = openDatabase(location);
+  try {
+    const rows = await database.db.selectFrom("complaint_combination_counts").selectAll().execute();
+    return rows
+      .map(
+        (row) =>
+          `${JSON.stringify([row.state_key, row.robocall, row.subject, Number(row.created_day)])} ${Number(row.count)}`,
+      )
+      .sort();
+  } finally {
+    await database.close();
+  }
+}
+
+/** Newest first, ties broken by id: the API's default order. */
+const newestFirst = (a: Row, b: Row) =>
+  a.created_at !== b.created_at ? b.created_at - a.created_at : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+
+const dayText = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+for (const dialect of DIALECTS) {
+  describe(`combinations of state, robocall flag and subject: counts per created day (${dialect})`, () => {
+    let db: string;
+    let files: string[];
+
+    before(async () => {
+      db = await freshDatabase(dialect);
+      files = await generatedComplaintFiles([17, 18], { rows: 4000, days: 20 });
+    });
+
+    it("are kept by imports, into an empty table and onto existing rows", async () => {
+      await importEach(db, files);
+      const expected = await expectedCounts(db);
+      assert.ok(expected.length > 1000, `${expected.length} counts`);
+      assert.deepEqual(await storedCounts(db), expected);
+    });
+
+    it("are computed for a database made before them", async () => {
+      await migrateAgain(db, "018-combination-counts", async (kysely) => {
+        await kysely.schema.dropTable("complaint_combination_counts").execute();
+      });
+      assert.deepEqual(await storedCounts(db), await expectedCounts(db));
+    });
+
+    it("answer every combination of them with the exact total and page, in both orders, at any offset", async () => {
+      const key = await createKeyWithCli(db);
+      const server = await startTestServer({ db });
+      try {
+        const rows = (await storedRows(db)).sort(newestFirst);
+        const biggest = (field: "state" | "subject") => {
+          const tally = new Map<string, number>();
+          for (const row of rows) tally.set(row[field], (tally.get(row[field]) ?? 0) + 1);
+          return [...tally].sort((a, b) => b[1] - a[1])[0]![0];
+        };
+        const state = biggest("state");
+        const subject = biggest("subject");
+        const days = rows.map((row) => Math.floor(row.created_at / DAY));
+        const firstDay = Math.min(...days);
+        const created = { from: (firstDay + 3) * DAY, to: (firstDay + 9) * DAY - 1 };
+        const cases: Array<{ parameters: Record<string, string>; test: (row: Row) => boolean }> = [
+          {
+            parameters: { state, is_robocall: "true" },
+            test: (row) => row.state === state && row.robocall === "Y",
+          },
+          { parameters: { state, subject }, test: (row) => row.state === state && row.subject === subject },
+          {
+            parameters: { subject, is_robocall: "false" },
+            test: (row) => row.subject === subject && row.robocall === "N",
+          },
+          {
+            parameters: { state, subject, is_robocall: "true" },
+            test: (row) => row.state === state && row.subject === subject && row.robocall === "Y",
+          },
+          {
+            parameters: {
+              state,
+              is_robocall: "true",
+              created_date_from: dayText(created.from),
+              created_date_to: dayText(created.to),
+            },
+            test: (row) =>
+              row.state === state &&
+              row.robocall === "Y" &&
+              row.created_at >= created.from &&
+              row.created_at <= created.to,
+          },
+        ];
+        for (const { parameters, test } of cases) {
+          const matching = rows.filter(test);
+          assert.ok(matching.length > 30, `${matching.length} complaints for ${JSON.stringify(parameters)}`);
+          const count = matching.length;
+          const offsets = [0, 1, 7, Math.floor(count / 3), Math.floor(count / 2) + 3, count - 9, count - 1];
+          for (const order of ["DESC", "ASC"] as const) {
+            const expected = order === "DESC" ? matching : [...matching].reverse();
+            for (const offset of offsets) {
+              const query = new URLSearchParams({
+                ...parameters,
+                sort_order: order,
+                items_per_page: "6",
+                offset: String(offset),
+              });
+              const res = await server.get(`/v0/dnc-complaints?${query}`, { "X-Api-Key": key });
+              assert.equal(res.status, 200, res.body);
+              const body = res.json();
+              assert.equal(body.meta["record-total"], count, JSON.stringify(parameters));
+              assert.deepEqual(
+                body.data.map((record: { id: string }) => record.id),
+                expected.slice(offset, offset + 6).map((row) => row.id),
+                `${JSON.stringify(parameters)} ${order} offset ${offset}`,
+              );
+            }
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+}
