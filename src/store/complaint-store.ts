@@ -188,15 +188,8 @@ export class ComplaintStore {
       limit = Math.min(query.limit, total - query.offset);
     }
 
-    if (dimension?.name === "violation") {
-      const days = await this.violationDaysOf(query.violation);
-      if (days) return { total, select: await this.violatedPage(days, order, offset, limit), reversed };
-    }
-    const stateDays = await this.stateViolationDays(query, dimension);
-    if (stateDays) {
-      const select = await this.violatedPage(stateDays, order, offset, limit, query.state);
-      return { total, select, reversed };
-    }
+    const violated = await this.violatedPlan(query, dimension);
+    if (violated) return { total, select: await this.violatedPage(violated, order, offset, limit), reversed };
 
     let created = query.created;
     if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
@@ -296,26 +289,41 @@ export class ComplaintStore {
   }
 
   /**
-   * For a state with a range of whole violation days and no other filter (no created range), the
-   * range's days as `violationDaysOf` cuts them: its total and its pages then come from
-   * `complaint_state_violations` (migration 017), as a range alone's come from `violated_on`, instead
-   * of counting the state's rows as a combination. Undefined for any other query.
+   * For a range of whole violation days with no other filter than a state and a created range of
+   * whole days (either, both or none), the range's days as `violationDaysOf` cuts them, and the
+   * counts its total and its pages come from: per created hour from `violated_on`, or with a state
+   * per created day from `complaint_state_violations` (migration 017), cut to the created range.
+   * Such a query is then not counted on rows as a combination. Undefined for any other query.
    */
-  private async stateViolationDays(
+  private async violatedPlan(
     query: StoredComplaintQuery,
     dimension: Dimension | null,
-  ): Promise<{ first: number; last: number } | undefined> {
-    const onlyStateAndViolation =
-      dimension === null &&
-      query.state !== undefined &&
+  ): Promise<ViolatedPlan | undefined> {
+    const { created, state } = query;
+    const eligible =
+      (dimension === null || dimension.name === "violation") &&
       query.violation !== undefined &&
-      query.created === undefined &&
+      (created === undefined || isWholeDays(created)) &&
       query.city === undefined &&
       query.areaCode === undefined &&
       query.robocall === undefined &&
       query.phone === undefined &&
       query.subject === undefined;
-    return onlyStateAndViolation ? this.violationDaysOf(query.violation) : undefined;
+    if (!eligible) return undefined;
+    const days = await this.violationDaysOf(query.violation);
+    if (!days) return undefined;
+    const whole =
+      state === undefined
+        ? await this.counts.violatedOn(days.first, days.last)
+        : await this.counts.stateViolatedOn(state, days.first, days.last);
+    const series =
+      created === undefined
+        ? whole
+        : whole.slice(
+            Math.floor(created.from / whole.bucketSeconds),
+            Math.floor(created.to / whole.bucketSeconds),
+          );
+    return { days, series, ...(state === undefined ? {} : { stateKey: state }) };
   }
 
   /**
@@ -326,16 +334,11 @@ export class ComplaintStore {
    * violation day, or with a state its index's entries of those days, whatever the offset.
    */
   private async violatedPage(
-    days: { first: number; last: number },
+    { days, series, stateKey }: ViolatedPlan,
     order: "ASC" | "DESC",
     offset: number,
     limit: number,
-    stateKey?: string,
   ): Promise<CompiledQuery> {
-    const series =
-      stateKey === undefined
-        ? await this.counts.violatedOn(days.first, days.last)
-        : await this.counts.stateViolatedOn(stateKey, days.first, days.last);
     const window = pageWindow(series, order, offset, limit);
     const direction = order === "DESC" ? "desc" : "asc";
     const keys = this.database.db.selectFrom("complaints").select(["created_at", "id"]);
@@ -487,10 +490,9 @@ export class ComplaintStore {
    * from its hourly counts, counted on the index `walkOf` chooses.
    */
   private async totalOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<number> {
-    const stateDays = await this.stateViolationDays(query, dimension);
-    if (stateDays) {
-      const series = await this.counts.stateViolatedOn(query.state!, stateDays.first, stateDays.last);
-      return series.sumOf(0, series.length);
+    if (dimension === null) {
+      const violated = await this.violatedPlan(query, dimension);
+      if (violated) return violated.series.sumOf(0, violated.series.length);
     }
     if (countsCombination(query, dimension)) {
       const series = await this.combinations.of(query, indexLedBy(await this.walkOf(query, dimension)));
@@ -821,4 +823,20 @@ function queryOf(dimension: Dimension): StoredComplaintQuery {
       break;
   }
   return query;
+}
+
+/**
+ * A violation range's page plan (`ComplaintStore.violatedPlan`): its whole violation days, its
+ * matches per created hour (or, with a state, per created day) within its created range, and the
+ * state's match key if any.
+ */
+interface ViolatedPlan {
+  days: { first: number; last: number };
+  series: CountSeries;
+  stateKey?: string;
+}
+
+/** Whether a time range starts at a midnight and ends just before one (UTC). */
+function isWholeDays(range: TimeRange): boolean {
+  return range.from % SECONDS_PER_DAY === 0 && (range.to + 1) % SECONDS_PER_DAY === 0;
 }

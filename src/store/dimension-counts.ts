@@ -281,6 +281,20 @@ export class CountSeries {
     return this.buckets.length;
   }
 
+  /**
+   * The buckets `first` to `last` (both included) of this series, sharing its arrays: its sums and
+   * positions are those of the buckets kept.
+   */
+  slice(first: number, last: number): CountSeries {
+    const from = this.firstAtOrAfter(first);
+    const to = Math.max(from, this.firstAtOrAfter(last + 1));
+    return new CountSeries(
+      this.bucketSeconds,
+      this.buckets.subarray(from, to),
+      this.before.subarray(from, to + 1),
+    );
+  }
+
   /** The first index whose bucket is `bucket` or later (`length` when none is). */
   firstAtOrAfter(bucket: number): number {
     let low = 0;

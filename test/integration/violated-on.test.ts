@@ -172,6 +172,7 @@ for (const dialect of DIALECTS) {
                 : 0,
         );
         const newestDay = Math.floor(Math.max(...rows.map((row) => row.violation_at)) / DAY);
+        const newestCreatedDay = Math.floor(Math.max(...rows.map((row) => row.created_at)) / DAY);
         const ranges = [
           { from: newestDay - 6, to: newestDay }, // most complaints: violated within days of filing
           { from: newestDay - 3, to: newestDay - 3 }, // one day
@@ -191,20 +192,28 @@ for (const dialect of DIALECTS) {
           ...ranges.map((range) => ({ range, state: undefined, stateKey: undefined })),
           { range: { from: SPARSE_DAY, to: SPARSE_DAY }, state: "Texas", stateKey: "texas" },
           { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, state: "Texas", stateKey: "texas" },
-        ];
-        for (const { range, state, stateKey } of cases) {
+        ].flatMap((plain) => [
+          plain,
+          // The same within a created range of whole days, which cuts the counts.
+          { ...plain, created: { from: newestCreatedDay - 12, to: newestCreatedDay - 3 } },
+        ]);
+        for (const { range, state, stateKey, created } of cases as Array<
+          (typeof cases)[number] & { created?: { from: number; to: number } }
+        >) {
           const matching = rows.filter(
             (row) =>
               row.violation_at >= range.from * DAY &&
               row.violation_at < (range.to + 1) * DAY &&
-              (stateKey === undefined || row.state_key === stateKey),
+              (stateKey === undefined || row.state_key === stateKey) &&
+              (created === undefined ||
+                (row.created_at >= created.from * DAY && row.created_at < (created.to + 1) * DAY)),
           );
-          if (stateKey !== undefined && matching.length < 10) continue;
+          if ((stateKey !== undefined || created !== undefined) && matching.length < 10) continue;
           assert.ok(
-            matching.length > 20 || stateKey !== undefined,
+            matching.length > 20 || stateKey !== undefined || created !== undefined,
             `${matching.length} complaints in ${JSON.stringify(range)}`,
           );
-          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}${state === undefined ? "" : `&state=${encodeURIComponent(state)}`}`;
+          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}${state === undefined ? "" : `&state=${encodeURIComponent(state)}`}${created === undefined ? "" : `&created_date_from=${dayText(created.from)}&created_date_to=${dayText(created.to)}`}`;
           const count = matching.length;
           const offsets = [
             0,
@@ -228,7 +237,7 @@ for (const dialect of DIALECTS) {
               assert.deepEqual(
                 body.data.map((record: { id: string }) => record.id),
                 expected.slice(offset, offset + 6).map((row) => row.id),
-                `${JSON.stringify(range)} ${state ?? ""} ${order} offset ${offset}`,
+                `${JSON.stringify(range)} ${state ?? ""} ${JSON.stringify(created ?? {})} ${order} offset ${offset}`,
               );
             }
           }
