@@ -19,6 +19,9 @@ const FEW_CANDIDATES = 4_000;
 /** The matches of filters kept per snapshot, in bytes (4 a match, and 4 a match per sort paged). */
 const MATCHES_KEPT_BYTES = 8 * 1024 * 1024;
 
+/** The matches of single conditions kept per snapshot, in bytes (4 a match). */
+const CONDITION_MATCHES_KEPT_BYTES = 2 * 1024 * 1024;
+
 /** Filters a snapshot remembers as asked once, per generation (`AskedKeys`). */
 const FILTERS_REMEMBERED = 4096;
 
@@ -76,6 +79,12 @@ export class NoticeSnapshot {
   private readonly grams = new Map<NoticeFieldName, TrigramIndex>();
   private readonly indexes = new Map<string, FieldIndex>();
   private readonly matches = new VersionedLru<Matches>(MATCHES_KEPT_BYTES);
+  /**
+   * The matches of single conditions that an index does not answer exactly (a `CONTAINS` tested on
+   * its trigram candidates, a test of every notice), kept from a condition's second request on, in
+   * any filter: an `OR` group or an `AND` of conditions asked before costs no test again.
+   */
+  private readonly conditionMatches = new VersionedLru<Int32Array>(CONDITION_MATCHES_KEPT_BYTES);
   /** Filters asked for recently: their matches are kept from the second request on (`AskedKeys`). */
   private readonly asked = new AskedKeys(FILTERS_REMEMBERED);
   private readonly orders = new Map<string, SortOrder>();
@@ -220,6 +229,16 @@ export class NoticeSnapshot {
         for (let at = 0; at < records.length; at++) members[records[at]!] = 1;
       return;
     }
+    const key = `${condition.field}\u0000${condition.operator}\u0000${condition.values.join("\u0001")}`;
+    let kept = this.conditionMatches.get(key, this.version);
+    if (kept === undefined && this.asked.askedBefore(`condition\u0000${key}`)) {
+      kept = this.testedMatches(condition, source);
+      this.conditionMatches.set(key, kept, this.version, 64 + 4 * kept.length);
+    }
+    if (kept) {
+      for (let at = 0; at < kept.length; at++) members[kept[at]!] = 1;
+      return;
+    }
     const test = this.positionTest(condition);
     const candidates = source?.records[0];
     if (candidates) {
@@ -230,6 +249,17 @@ export class NoticeSnapshot {
     } else
       for (let position = 0; position < this.size; position++)
         if (members[position] === 0 && test(position)) members[position] = 1;
+  }
+
+  /** The positions of the notices matching a condition that no index answers exactly, each tested. */
+  private testedMatches(condition: FilterCondition, source: Source | undefined): Int32Array {
+    const test = this.positionTest(condition);
+    const found: number[] = [];
+    const candidates = source?.records[0];
+    if (candidates) {
+      for (let at = 0; at < candidates.length; at++) if (test(candidates[at]!)) found.push(candidates[at]!);
+    } else for (let position = 0; position < this.size; position++) if (test(position)) found.push(position);
+    return Int32Array.from(found);
   }
 
   private condition(condition: FilterCondition): Uint8Array {
