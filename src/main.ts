@@ -342,6 +342,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       : new NoticeStore(readDatabase);
     // Read them before the first request waits for it.
     await notices.warm();
+    await complaints.warm();
     const keyStore = new KeyStore(database);
 
     let httpsServer: HttpsServer | undefined;

@@ -56,6 +56,9 @@ const MINUTE_PLACING_MIN = 200;
  */
 const MAX_VIOLATED_DAYS = 2_000;
 
+/** The newest violation days whose per-day counts `warm` reads at start. */
+const WARM_VIOLATION_DAYS = 90;
+
 /**
  * The created days a state's page within a violation range reads on the state's index without
  * weighing the days' index instead (`stateInDays`): two days of California at 20 million
@@ -110,6 +113,15 @@ export class ComplaintStore {
       (created) => this.total({ order: "DESC", limit: 0, offset: 0, ...(created ? { created } : {}) }),
       this.subjects,
     );
+  }
+
+  /**
+   * Reads what a first request would otherwise read on arrival: the per-day violation counts of
+   * the newest `WARM_VIOLATION_DAYS` violation days (so that a recent violation range's first
+   * page finds them in memory). Called once at start, before the first request.
+   */
+  async warm(): Promise<void> {
+    await this.counts.warmViolatedOn(WARM_VIOLATION_DAYS);
   }
 
   /** The count series kept in memory, per dimension and per combination of filters, together. */

@@ -473,6 +473,21 @@ export class DimensionCounts {
     );
   }
 
+  /**
+   * Reads and keeps the `violated_on` series of the newest `days` violation days, `chunkDays` at a
+   * time: a range's first request then finds its days' series in memory, instead of reading them
+   * (at 20 million complaints a year, about 1,850 counts and 2 ms a day).
+   */
+  async warmViolatedOn(days: number, chunkDays = 10): Promise<void> {
+    const { version } = await this.version.current();
+    const violations = await this.of({ name: "violation", value: "", column: "violation_at" });
+    if (violations.length === 0) return;
+    const hoursPerDay = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+    const last = Math.floor(violations.buckets[violations.length - 1]! / hoursPerDay);
+    for (let first = last - days + 1; first <= last; first += chunkDays)
+      await this.violatedOnDays(daysFrom(first, Math.min(last, first + chunkDays - 1)), version);
+  }
+
   /** The `violated_on` series of each day, from memory, the days not held read in one statement. */
   private async violatedOnDays(days: readonly number[], version: number): Promise<CountSeries[]> {
     const keyOf = (day: number) => `violated_on\u0000${day}`;

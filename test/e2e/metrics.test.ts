@@ -261,6 +261,7 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
       };
       const kept = async () => sampleValue(await scrape(server), "ftcapi_count_series_kept_bytes")!;
       const before = await kept();
+      assert.ok(before > 0, "the newest violation days' counts are read at start, before any request");
       // Forty distinct cities of 8,000 letters each, in every state: none matches.
       for (let index = 0; index < 40; index++) {
         const city = `${"x".repeat(7_990)}${String(index).padStart(10, "0")}`;
