@@ -4,14 +4,16 @@ import type { SchemaModule } from "kysely";
  * The secondary indexes of `complaints`: one per filter, each ending in the API's order
  * (created_at, id) (`complaints_subject`: migration 013; `complaints_any_city`, a city in every
  * state: migration 014), plus the violation time. `complaints_state` carries `violation_day` after
- * them (migration 017), so that a state's page within a violation range tests it on the index.
+ * them (migration 017), so that a state's page within a violation range tests it on the index;
+ * `complaints_area` carries the state and the robocall flag (migration 019), so that an area code
+ * combined with them is counted and paged on the index alone.
  * The primary key and the unique id index (`complaints_id`, below) are not listed.
  */
 export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
   complaints_state: ["state_key", "created_at", "id", "violation_day"],
   complaints_city: ["state_key", "city_key", "created_at", "id"],
   complaints_any_city: ["city_key", "created_at", "id"],
-  complaints_area: ["area_code", "created_at", "id"],
+  complaints_area: ["area_code", "created_at", "id", "state_key", "robocall"],
   complaints_robocall: ["robocall", "created_at", "id"],
   complaints_phone: ["phone", "created_at", "id"],
   complaints_subject: ["subject", "created_at", "id"],

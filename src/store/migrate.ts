@@ -18,6 +18,7 @@ import { violatedOn } from "./migrations/015-violated-on.js";
 import { minuteCounts } from "./migrations/016-minute-counts.js";
 import { stateViolatedOn } from "./migrations/017-state-violated-on.js";
 import { combinationCounts } from "./migrations/018-combination-counts.js";
+import { areaIndexColumns } from "./migrations/019-area-index-columns.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["016-minute-counts", minuteCounts],
   ["017-state-violated-on", stateViolatedOn],
   ["018-combination-counts", combinationCounts],
+  ["019-area-index-columns", areaIndexColumns],
 ];
 
 /** The migrations for the database's dialect, by name. */

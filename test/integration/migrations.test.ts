@@ -40,6 +40,7 @@ const MIGRATION_NAMES = [
   "016-minute-counts",
   "017-state-violated-on",
   "018-combination-counts",
+  "019-area-index-columns",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -49,7 +50,7 @@ const SQLITE_SCHEMA = [
   `index complaint_hour_counts_by_hour on complaint_hour_counts: CREATE INDEX "complaint_hour_counts_by_hour" on "complaint_hour_counts" ("dimension", "hour", "value", "count")`,
   `index complaint_phone_totals_by_count on complaint_phone_totals: CREATE INDEX "complaint_phone_totals_by_count" on "complaint_phone_totals" ("count", "newest_at", "phone")`,
   `index complaints_any_city on complaints: CREATE INDEX "complaints_any_city" on "complaints" ("city_key", "created_at", "id")`,
-  `index complaints_area on complaints: CREATE INDEX "complaints_area" on "complaints" ("area_code", "created_at", "id")`,
+  `index complaints_area on complaints: CREATE INDEX "complaints_area" on "complaints" ("area_code", "created_at", "id", "state_key", "robocall")`,
   `index complaints_city on complaints: CREATE INDEX "complaints_city" on "complaints" ("state_key", "city_key", "created_at", "id")`,
   `index complaints_id on complaints: CREATE UNIQUE INDEX "complaints_id" on "complaints" ("id")`,
   `index complaints_phone on complaints: CREATE INDEX "complaints_phone" on "complaints" ("phone", "created_at", "id")`,
@@ -134,7 +135,7 @@ const POSTGRES_SCHEMA = [
   `index complaint_phone_totals_pkey: CREATE UNIQUE INDEX complaint_phone_totals_pkey ON public.complaint_phone_totals USING btree (phone)`,
   `index complaint_state_violations_pk: CREATE UNIQUE INDEX complaint_state_violations_pk ON public.complaint_state_violations USING btree (state_key, created_day, violation_day)`,
   `index complaints_any_city: CREATE INDEX complaints_any_city ON public.complaints USING btree (city_key, created_at, id)`,
-  `index complaints_area: CREATE INDEX complaints_area ON public.complaints USING btree (area_code, created_at, id)`,
+  `index complaints_area: CREATE INDEX complaints_area ON public.complaints USING btree (area_code, created_at, id, state_key, robocall)`,
   `index complaints_city: CREATE INDEX complaints_city ON public.complaints USING btree (state_key, city_key, created_at, id)`,
   `index complaints_id: CREATE UNIQUE INDEX complaints_id ON public.complaints USING btree (id)`,
   `index complaints_phone: CREATE INDEX complaints_phone ON public.complaints USING btree (phone, created_at, id)`,
