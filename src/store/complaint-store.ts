@@ -72,7 +72,7 @@ const STATE_WALK_DAYS_MAX = 2;
  * offset 1,000 of a 20-day range took 0.13 to 0.18 ms on the key (most rows match) against 0.76
  * to 1.7 ms on the days' index (twenty seeks, then the hour's 2,000 matches sorted).
  */
-const PK_WALK_RATIO = 3;
+const PRIMARY_KEY_WALK_RATIO = 3;
 
 /**
  * What an entry read on the days' index costs, its row read for the state, against an entry of
@@ -372,7 +372,7 @@ export class ComplaintStore {
 
   /**
    * `keys` narrowed to the complaints violated on `days`, within the created range `window` whose
-   * matches per hour `series` counts. On SQLite, when matches are at least a `1 / PK_WALK_RATIO`
+   * matches per hour `series` counts. On SQLite, when matches are at least a `1 / PRIMARY_KEY_WALK_RATIO`
    * share of the window's complaints (as the hourly counts of all complaints say), the window is
    * walked on the primary key, the table's own order, each row's violation day tested where it
    * lies, stopping at the page's last row; else, and on PostgreSQL (whose rows are not stored in
@@ -390,7 +390,7 @@ export class ComplaintStore {
     const lastHour = Math.floor(window.to / SECONDS_PER_HOUR);
     const all = await this.counts.of({ name: "all", value: "", column: "created_at" });
     const matches = series.sumOfBuckets(firstHour, lastHour);
-    return all.sumOfBuckets(firstHour, lastHour) <= matches * PK_WALK_RATIO
+    return all.sumOfBuckets(firstHour, lastHour) <= matches * PRIMARY_KEY_WALK_RATIO
       ? keys.where(sql`+violation_day`, ">=", days.first).where(sql`+violation_day`, "<=", days.last)
       : onDaysIndex;
   }
