@@ -22,7 +22,7 @@ import {
   splitRange,
   violationDay,
 } from "./complaint-filters.js";
-import { indexLedBy } from "./complaint-indexes.js";
+import { indexLedBy, SECONDARY_INDEXES } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
 import {
   type CountSeries,
@@ -478,19 +478,26 @@ export class ComplaintStore {
 
   /**
    * The columns leading the index a query is paged (and a combination counted) on: for a
-   * combination, those of its single filter with the fewest complaints in its created range (from
-   * that filter's counts, in memory), so that the fewest index entries, and the fewest rows tested
-   * for the other filters, are read; else the fixed order of `equalityColumns`.
+   * combination, those of its single filter whose complaints in its created range (from that
+   * filter's counts, in memory) cost the least to walk, an entry costing `ROW_READ_COST` times
+   * more when the index does not hold every other column the query tests (its row is read), so
+   * that the fewest index entries and rows are read; else the fixed order of `equalityColumns`.
    */
   private async walkOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<EqualityColumn[]> {
     const candidates = countsCombination(query, dimension) ? singleFilters(query) : [];
     if (candidates.length < 2) return equalityColumns(query);
     let walk = equalityColumns(query);
-    let fewest = Number.POSITIVE_INFINITY;
+    let cheapest = Number.POSITIVE_INFINITY;
+    const tested = testedColumns(query);
     for (const { columns, alone } of candidates) {
-      const count = await this.totalOf(alone, dimensionFor(alone));
-      if (count < fewest) {
-        fewest = count;
+      // An index holding every other column the query tests is walked without reading rows.
+      const held = SECONDARY_INDEXES[indexLedBy(columns) ?? ""] ?? [];
+      const covers = tested.every(
+        (column) => columns.includes(column as EqualityColumn) || held.includes(column),
+      );
+      const cost = (await this.totalOf(alone, dimensionFor(alone))) * (covers ? 1 : ROW_READ_COST);
+      if (cost < cheapest) {
+        cheapest = cost;
         walk = columns;
       }
     }
@@ -851,4 +858,17 @@ interface ViolatedPlan {
 /** Whether a time range starts at a midnight and ends just before one (UTC). */
 function isWholeDays(range: TimeRange): boolean {
   return range.from % SECONDS_PER_DAY === 0 && (range.to + 1) % SECONDS_PER_DAY === 0;
+}
+
+/** The columns a query's filters test, besides the created time (which every index holds). */
+function testedColumns(query: StoredComplaintQuery): string[] {
+  const columns: string[] = [];
+  if (query.phone !== undefined) columns.push("phone");
+  if (query.state !== undefined) columns.push("state_key");
+  if (query.city !== undefined) columns.push("city_key");
+  if (query.areaCode !== undefined) columns.push("area_code");
+  if (query.subjects !== undefined) columns.push("subject");
+  if (query.robocall !== undefined) columns.push("robocall");
+  if (query.violation !== undefined) columns.push("violation_at");
+  return columns;
 }
