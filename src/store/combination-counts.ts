@@ -2,7 +2,7 @@ import { CompiledQuery, sql } from "kysely";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
-import { filterComplaints, type StoredComplaintQuery } from "./complaint-filters.js";
+import { filterComplaints, isWholeDays, type StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import { type CountSeries, type CountSeriesFigures, keptSeriesBytes, seriesOf } from "./dimension-counts.js";
 
@@ -142,7 +142,6 @@ function fromCombinationCounts(query: StoredComplaintQuery): boolean {
     query.areaCode === undefined &&
     query.phone === undefined &&
     query.violation === undefined &&
-    (created === undefined ||
-      (created.from % SECONDS_PER_DAY === 0 && (created.to + 1) % SECONDS_PER_DAY === 0))
+    (created === undefined || isWholeDays(created))
   );
 }

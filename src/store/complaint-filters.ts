@@ -130,6 +130,24 @@ export function isEmptyRange(range: TimeRange | undefined): boolean {
   return range !== undefined && range.from > range.to;
 }
 
+/** Whether a time range starts at a midnight and ends just before one (UTC): whole days. */
+export function isWholeDays(range: TimeRange): boolean {
+  return range.from % SECONDS_PER_DAY === 0 && (range.to + 1) % SECONDS_PER_DAY === 0;
+}
+
+/** The columns a query's filters test, besides the created time (which every index holds). */
+export function testedColumns(query: StoredComplaintQuery): string[] {
+  const columns: string[] = [];
+  if (query.phone !== undefined) columns.push("phone");
+  if (query.state !== undefined) columns.push("state_key");
+  if (query.city !== undefined) columns.push("city_key");
+  if (query.areaCode !== undefined) columns.push("area_code");
+  if (query.subjects !== undefined) columns.push("subject");
+  if (query.robocall !== undefined) columns.push("robocall");
+  if (query.violation !== undefined) columns.push("violation_at");
+  return columns;
+}
+
 /**
  * Splits a range into the whole buckets (days or hours of `size` seconds) that counts answer and
  * at most two partial buckets that must be counted on rows.

@@ -17,9 +17,11 @@ import {
   equalityColumns,
   filterComplaints,
   isEmptyRange,
+  isWholeDays,
   type StoredComplaintQuery,
   singleFilters,
   splitRange,
+  testedColumns,
   violationDay,
 } from "./complaint-filters.js";
 import { indexLedBy, SECONDARY_INDEXES } from "./complaint-indexes.js";
@@ -287,8 +289,7 @@ export class ComplaintStore {
   private async violationDaysOf(
     range: TimeRange | undefined,
   ): Promise<{ first: number; last: number } | undefined> {
-    if (!range || range.from % SECONDS_PER_DAY !== 0 || (range.to + 1) % SECONDS_PER_DAY !== 0)
-      return undefined;
+    if (!range || !isWholeDays(range)) return undefined;
     const violations = await this.counts.of({ name: "violation", value: "", column: "violation_at" });
     if (violations.length === 0) return undefined;
     const hoursPerDay = SECONDS_PER_DAY / SECONDS_PER_HOUR;
@@ -853,22 +854,4 @@ interface ViolatedPlan {
   days: { first: number; last: number };
   series: CountSeries;
   stateKey?: string;
-}
-
-/** Whether a time range starts at a midnight and ends just before one (UTC). */
-function isWholeDays(range: TimeRange): boolean {
-  return range.from % SECONDS_PER_DAY === 0 && (range.to + 1) % SECONDS_PER_DAY === 0;
-}
-
-/** The columns a query's filters test, besides the created time (which every index holds). */
-function testedColumns(query: StoredComplaintQuery): string[] {
-  const columns: string[] = [];
-  if (query.phone !== undefined) columns.push("phone");
-  if (query.state !== undefined) columns.push("state_key");
-  if (query.city !== undefined) columns.push("city_key");
-  if (query.areaCode !== undefined) columns.push("area_code");
-  if (query.subjects !== undefined) columns.push("subject");
-  if (query.robocall !== undefined) columns.push("robocall");
-  if (query.violation !== undefined) columns.push("violation_at");
-  return columns;
 }
