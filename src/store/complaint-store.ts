@@ -33,6 +33,7 @@ import {
   DimensionCounts,
   daysFrom,
   dimensionFor,
+  type ViolatedWith,
 } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
 import { SubjectSpellings } from "./subject-spellings.js";
@@ -62,11 +63,11 @@ const MAX_VIOLATED_DAYS = 2_000;
 const WARM_VIOLATION_DAYS = 90;
 
 /**
- * The created days a state's page within a violation range reads on the state's index without
- * weighing the days' index instead (`stateInDays`): two days of California at 20 million
+ * The created days a filtered page within a violation range reads on its filter's index without
+ * weighing the days' index instead (`filterInDays`): two days of California at 20 million
  * complaints a year are about 13,000 entries, well under a millisecond on the index.
  */
-const STATE_WALK_DAYS_MAX = 2;
+const FILTER_WALK_DAYS_MAX = 2;
 
 /**
  * How many rows of the window a violation range's page walks on the primary key, at most, for
@@ -302,33 +303,41 @@ export class ComplaintStore {
   }
 
   /**
-   * For a range of whole violation days with no other filter than a state and a created range of
-   * whole days (either, both or none), the range's days as `violationDaysOf` cuts them, and the
-   * counts its total and its pages come from: per created hour from `violated_on`, or with a state
-   * per created day from `complaint_state_violations` (migration 017), cut to the created range.
-   * Such a query is then not counted on rows as a combination. Undefined for any other query.
+   * For a range of whole violation days with no other filter than one of a state, the robocall
+   * flag or a subject, and a created range of whole days (any of them or none), the range's days as
+   * `violationDaysOf` cuts them, and the counts its total and its pages come from: per created hour
+   * from `violated_on`, or with the filter per created day from `complaint_state_violations`
+   * (migration 017) or `complaint_flag_violations` (migration 020), cut to the created range. Such
+   * a query is then not counted on rows as a combination. Undefined for any other query.
    */
   private async violatedPlan(
     query: StoredComplaintQuery,
     dimension: Dimension | null,
   ): Promise<ViolatedPlan | undefined> {
-    const { created, state } = query;
+    const { created } = query;
+    const filters = [
+      query.state === undefined ? undefined : ({ dimension: "state", values: [query.state] } as const),
+      query.robocall === undefined
+        ? undefined
+        : ({ dimension: "robocall", values: [query.robocall] } as const),
+      query.subjects === undefined ? undefined : ({ dimension: "subject", values: query.subjects } as const),
+    ].filter((filter) => filter !== undefined);
     const eligible =
       (dimension === null || dimension.name === "violation") &&
       query.violation !== undefined &&
       (created === undefined || isWholeDays(created)) &&
       query.city === undefined &&
       query.areaCode === undefined &&
-      query.robocall === undefined &&
       query.phone === undefined &&
-      query.subject === undefined;
+      filters.length <= 1;
     if (!eligible) return undefined;
     const days = await this.violationDaysOf(query.violation);
     if (!days) return undefined;
+    const filter = filters[0];
     const whole =
-      state === undefined
+      filter === undefined
         ? await this.counts.violatedOn(days.first, days.last)
-        : await this.counts.stateViolatedOn(state, days.first, days.last);
+        : await this.counts.violatedWith(filter, days.first, days.last);
     const series =
       created === undefined
         ? whole
@@ -336,18 +345,18 @@ export class ComplaintStore {
             Math.floor(created.from / whole.bucketSeconds),
             Math.floor(created.to / whole.bucketSeconds),
           );
-    return { days, series, ...(state === undefined ? {} : { stateKey: state }) };
+    return { days, series, ...(filter === undefined ? {} : { filter }) };
   }
 
   /**
-   * The page of a range of whole violation days (no other filter but `stateKey`'s state) at
-   * `offset` in `order`: the hours (with a state, the days) of creation that hold it come from the
-   * `violated_on` counts (`DimensionCounts.violatedOn`, with a state `stateViolatedOn`), and the page reads
-   * only the complaints created then: one seek of the `(violation_day, created_at, id)` index per
-   * violation day, or with a state its index's entries of those days, whatever the offset.
+   * The page of a range of whole violation days (no other filter but `filter`) at `offset` in
+   * `order`: the hours (with a filter, the days) of creation that hold it come from the counts
+   * (`DimensionCounts.violatedOn`, with a filter `violatedWith`), and the page reads only the
+   * complaints created then: one seek of the `(violation_day, created_at, id)` index per violation
+   * day, or with a filter its index's entries of those days, whatever the offset.
    */
   private async violatedPage(
-    { days, series, stateKey }: ViolatedPlan,
+    { days, series, filter }: ViolatedPlan,
     order: "ASC" | "DESC",
     offset: number,
     limit: number,
@@ -356,9 +365,9 @@ export class ComplaintStore {
     const direction = order === "DESC" ? "desc" : "asc";
     const keys = this.database.db.selectFrom("complaints").select(["created_at", "id"]);
     const inDays =
-      stateKey === undefined
+      filter === undefined
         ? await this.daysInWindow(keys, days, window.created, series)
-        : await this.stateInDays(keys, stateKey, days, window.created);
+        : await this.filterInDays(keys, filter, days, window.created);
     return this.byKeys(
       inDays
         .where("created_at", ">=", window.created.from)
@@ -397,42 +406,45 @@ export class ComplaintStore {
   }
 
   /**
-   * `keys` narrowed to a state's complaints violated on `days`, within the created range `window`:
-   * read on the state's index, which holds each entry's violation day (migration 017), so that the
-   * days are tested without reading rows, unless the window spans more than
-   * `STATE_WALK_DAYS_MAX` days and the counts say the days' index holds far fewer entries there
-   * (a range's matches can be sparse, so that fifty of them span weeks of the state's complaints:
-   * then one seek a day, each entry's row read for its state, costs less). `+` and `|| ''` keep
-   * planners off the other index.
+   * `keys` narrowed to the complaints matching `filter` (a state, the robocall flag or a subject)
+   * violated on `days`, within the created range `window`: read on the filter's index, which holds
+   * each entry's violation day (migrations 017 and 020), so that the days are tested without
+   * reading rows, unless the window spans more than `FILTER_WALK_DAYS_MAX` days and the counts say
+   * the days' index holds far fewer entries there (a range's matches can be sparse, so that fifty
+   * of them span weeks of the filter's complaints: then one seek a day, each entry's row read for
+   * its value, costs less). `+` and `|| ''` keep planners off the other index.
    */
-  private async stateInDays<O>(
+  private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
-    stateKey: string,
+    { dimension, values }: ViolatedWith,
     days: { first: number; last: number },
     window: TimeRange,
   ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
-    const onStateIndex = keys
-      .where("state_key", "=", stateKey)
+    const column = FILTER_COLUMNS[dimension];
+    const onFilterIndex = keys
+      .where(column, "in", [...values])
       .where(sql`+violation_day`, ">=", days.first)
       .where(sql`+violation_day`, "<=", days.last);
-    if (window.to + 1 - window.from <= STATE_WALK_DAYS_MAX * SECONDS_PER_DAY) return onStateIndex;
-    // The window is whole days (`stateViolatedOn`'s buckets).
-    const stateSeries = await this.counts.daily({ name: "state", value: stateKey, column: "created_at" });
-    const stateEntries = stateSeries.sumOfBuckets(
-      Math.floor(window.from / SECONDS_PER_DAY),
-      Math.floor(window.to / SECONDS_PER_DAY),
-    );
+    if (window.to + 1 - window.from <= FILTER_WALK_DAYS_MAX * SECONDS_PER_DAY) return onFilterIndex;
+    // The window is whole days (`violatedWith`'s buckets).
+    const firstDay = Math.floor(window.from / SECONDS_PER_DAY);
+    const lastDay = Math.floor(window.to / SECONDS_PER_DAY);
+    let filterEntries = 0;
+    for (const value of values)
+      filterEntries += (
+        await this.counts.daily({ name: dimension, value, column: "created_at" })
+      ).sumOfBuckets(firstDay, lastDay);
     const dayEntries = await this.counts.violatedWithin(
       days.first,
       days.last,
       Math.floor(window.from / SECONDS_PER_HOUR),
       Math.floor(window.to / SECONDS_PER_HOUR),
     );
-    return dayEntries * ROW_READ_COST < stateEntries
+    return dayEntries * ROW_READ_COST < filterEntries
       ? keys
           .where("violation_day", "in", daysFrom(days.first, days.last))
-          .where(sql`state_key || ''`, "=", stateKey)
-      : onStateIndex;
+          .where(sql`${sql.ref(column)} || ''`, "in", [...values])
+      : onFilterIndex;
   }
 
   /**
@@ -853,5 +865,8 @@ function queryOf(dimension: Dimension): StoredComplaintQuery {
 interface ViolatedPlan {
   days: { first: number; last: number };
   series: CountSeries;
-  stateKey?: string;
+  filter?: ViolatedWith;
 }
+
+/** The column of each filter `violatedWith` counts. */
+const FILTER_COLUMNS = { state: "state_key", robocall: "robocall", subject: "subject" } as const;

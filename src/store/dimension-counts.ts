@@ -121,7 +121,8 @@ export class DimensionTally {
 /**
  * Counts keyed by a fixed number of values (a state, a day, ...), summed in memory before they are
  * written: nested maps, one level a key, so that counting a row builds no key text. The writers
- * keep `complaint_state_violations` (state, created day, violation day) and
+ * keep `complaint_state_violations` (state, created day, violation day),
+ * `complaint_flag_violations` (robocall flag or subject, created day, violation day) and
  * `complaint_combination_counts` (state, robocall flag, subject, created day) with these.
  */
 export class NestedTally<Keys extends ReadonlyArray<string | number>> {
@@ -167,6 +168,16 @@ export class NestedTally<Keys extends ReadonlyArray<string | number>> {
     this.root.clear();
     this.size = 0;
   }
+}
+
+/**
+ * The one equality filter a range of whole violation days is counted with per created day
+ * (`DimensionCounts.violatedWith`): a state (its match key), the robocall flag, or a subject's
+ * stored spellings.
+ */
+export interface ViolatedWith {
+  dimension: "state" | "robocall" | "subject";
+  values: readonly string[];
 }
 
 /**
@@ -442,31 +453,51 @@ export class DimensionCounts {
   }
 
   /**
-   * The complaints of the state `stateKey` (its match key) whose violation day is one of
-   * `firstDay` to `lastDay`, per day of their creation, ascending, from
-   * `complaint_state_violations` (migration 017), kept like a dimension's. One statement sums the
-   * range's counts per created day, one seek of the table's key per day the state has complaints
-   * (its daily counts name them): about 3.5 ms for California over 250 violation days at 20
-   * million complaints a year, returning a row per created day rather than per count.
+   * The complaints matching `filter` (a state, the robocall flag or a subject) whose violation day
+   * is one of `firstDay` to `lastDay`, per day of their creation, ascending, from
+   * `complaint_state_violations` (migration 017) or `complaint_flag_violations` (migration 020),
+   * kept like a dimension's. One statement sums the range's counts per created day, one seek of the
+   * table's key per day (and value) the filter has complaints (its daily counts name them): about
+   * 3.5 ms for California over 250 violation days at 20 million complaints a year, returning a
+   * row per created day rather than per count.
    */
-  async stateViolatedOn(stateKey: string, firstDay: number, lastDay: number): Promise<CountSeries> {
+  async violatedWith(filter: ViolatedWith, firstDay: number, lastDay: number): Promise<CountSeries> {
     const { version } = await this.version.current();
+    const { dimension, values } = filter;
     return this.series.getOrLoad(
-      `state_violated_on\u0000${stateKey}\u0000${firstDay}\u0000${lastDay}`,
+      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${firstDay}\u0000${lastDay}`,
       version,
       async () => {
-        const created = (await this.daily({ name: "state", value: stateKey, column: "created_at" })).buckets;
-        if (created.length === 0) return seriesOf(SECONDS_PER_DAY, []);
-        const rows = await this.database.db
-          .selectFrom("complaint_state_violations")
-          .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
-          .where("state_key", "=", stateKey)
-          .where("created_day", "in", [...created])
-          .where("violation_day", ">=", firstDay)
-          .where("violation_day", "<=", lastDay)
-          .groupBy("created_day")
-          .orderBy("created_day")
-          .execute();
+        const days = new Set<number>();
+        for (const value of values) {
+          const series = await this.daily({ name: dimension, value, column: "created_at" });
+          for (const bucket of series.buckets) days.add(bucket);
+        }
+        if (days.size === 0) return seriesOf(SECONDS_PER_DAY, []);
+        const created = [...days];
+        const rows =
+          dimension === "state"
+            ? await this.database.db
+                .selectFrom("complaint_state_violations")
+                .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
+                .where("state_key", "in", values)
+                .where("created_day", "in", created)
+                .where("violation_day", ">=", firstDay)
+                .where("violation_day", "<=", lastDay)
+                .groupBy("created_day")
+                .orderBy("created_day")
+                .execute()
+            : await this.database.db
+                .selectFrom("complaint_flag_violations")
+                .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
+                .where("dimension", "=", dimension)
+                .where("value", "in", values)
+                .where("created_day", "in", created)
+                .where("violation_day", ">=", firstDay)
+                .where("violation_day", "<=", lastDay)
+                .groupBy("created_day")
+                .orderBy("created_day")
+                .execute();
         return seriesOf(SECONDS_PER_DAY, rows);
       },
       keptSeriesBytes,

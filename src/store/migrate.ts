@@ -19,6 +19,7 @@ import { minuteCounts } from "./migrations/016-minute-counts.js";
 import { stateViolatedOn } from "./migrations/017-state-violated-on.js";
 import { combinationCounts } from "./migrations/018-combination-counts.js";
 import { areaIndexColumns } from "./migrations/019-area-index-columns.js";
+import { flagViolations } from "./migrations/020-flag-violations.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -47,6 +48,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["017-state-violated-on", stateViolatedOn],
   ["018-combination-counts", combinationCounts],
   ["019-area-index-columns", areaIndexColumns],
+  ["020-flag-violations", flagViolations],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -49,6 +49,20 @@ export interface ComplaintStateViolationTable {
 }
 
 /**
+ * Complaints per robocall flag or subject (`dimension` `robocall` or `subject`, `value` as stored),
+ * day of `created_at` and day of `violation_at` (days since 1970), kept by the writers with the
+ * rows (migration 020): as `complaint_state_violations` for a state, the flag or a subject with a
+ * range of violation days has its matches per created day from these.
+ */
+export interface ComplaintFlagViolationTable {
+  dimension: "robocall" | "subject";
+  value: string;
+  created_day: number;
+  violation_day: number;
+  count: number;
+}
+
+/**
  * Complaints per state (match key), robocall flag and subject (both as stored) and day of
  * `created_at` (days since 1970), kept by the writers with the rows (migration 018): a combination
  * of those filters has its total and the day that holds an offset from these.
@@ -165,6 +179,7 @@ export interface Schema {
   complaint_hour_counts: ComplaintHourCountTable;
   complaint_minute_counts: ComplaintMinuteCountTable;
   complaint_state_violations: ComplaintStateViolationTable;
+  complaint_flag_violations: ComplaintFlagViolationTable;
   complaint_combination_counts: ComplaintCombinationCountTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;

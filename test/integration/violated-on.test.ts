@@ -10,17 +10,28 @@ import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory, startTestServer } from "../support/test-server.js";
 
 type HourCount = { value: string; hour: number; count: number };
-type Row = { id: string; created_at: number; violation_at: number; state: string; state_key: string };
-type Counted = "violated_on" | "state_violated_on";
+type Row = {
+  id: string;
+  created_at: number;
+  violation_at: number;
+  state: string;
+  state_key: string;
+  robocall: string;
+  subject: string;
+};
+type Counted = "violated_on" | "state_violated_on" | "flag_violated_on";
 
 const DAY = 86_400;
+
+/** A filter given with a violation range: its query parameter, and which stored rows it matches. */
+type Filter = { parameter: string; matches: (row: Row) => boolean };
 
 async function storedRows(location: string): Promise<Row[]> {
   const database = openDatabase(location);
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["id", "created_at", "violation_at", "state", "state_key"])
+      .select(["id", "created_at", "violation_at", "state", "state_key", "robocall", "subject"])
       .execute();
     return rows.map((row) => ({
       id: row.id,
@@ -28,6 +39,8 @@ async function storedRows(location: string): Promise<Row[]> {
       violation_at: Number(row.violation_at),
       state: row.state,
       state_key: row.state_key,
+      robocall: row.robocall,
+      subject: row.subject,
     }));
   } finally {
     await database.close();
@@ -36,8 +49,9 @@ async function storedRows(location: string): Promise<Row[]> {
 
 /**
  * Complaints per violation day and created hour (`violated_on`), or per violation day and state
- * and created day (`state_violated_on`, the rows of `complaint_state_violations`), counted here
- * from the stored rows.
+ * and created day (`state_violated_on`, the rows of `complaint_state_violations`), or per violation
+ * day, robocall flag or subject and created day (`flag_violated_on`, the rows of
+ * `complaint_flag_violations`), counted here from the stored rows.
  */
 async function expectedViolatedOn(
   location: string,
@@ -46,11 +60,19 @@ async function expectedViolatedOn(
   const counts = new Map<string, number>();
   for (const row of await storedRows(location)) {
     const day = String(Math.floor(row.violation_at / DAY));
-    const key = JSON.stringify([
-      dimension === "violated_on" ? day : `${day}:${row.state_key}`,
-      Math.floor(row.created_at / (dimension === "violated_on" ? 3600 : DAY)),
-    ]);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const values =
+      dimension === "violated_on"
+        ? [day]
+        : dimension === "state_violated_on"
+          ? [`${day}:${row.state_key}`]
+          : [`${day}:robocall:${row.robocall}`, `${day}:subject:${row.subject}`];
+    for (const value of values) {
+      const key = JSON.stringify([
+        value,
+        Math.floor(row.created_at / (dimension === "violated_on" ? 3600 : DAY)),
+      ]);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
   }
   return [...counts].map(([key, count]) => {
     const [value, hour] = JSON.parse(key) as [string, number];
@@ -68,6 +90,17 @@ async function storedViolatedOn(location: string, dimension: Counted = "violated
         .execute();
       return rows.map((row) => ({
         value: `${row.violation_day}:${row.state_key}`,
+        hour: Number(row.created_day),
+        count: Number(row.count),
+      }));
+    }
+    if (dimension === "flag_violated_on") {
+      const rows = await database.db
+        .selectFrom("complaint_flag_violations")
+        .select(["dimension", "value", "created_day", "violation_day", "count"])
+        .execute();
+      return rows.map((row) => ({
+        value: `${row.violation_day}:${row.dimension}:${row.value}`,
         hour: Number(row.created_day),
         count: Number(row.count),
       }));
@@ -127,7 +160,7 @@ for (const dialect of DIALECTS) {
 
     it("are kept by imports, into an empty table and onto existing rows", async () => {
       await importEach(db, files);
-      for (const dimension of ["violated_on", "state_violated_on"] as const) {
+      for (const dimension of ["violated_on", "state_violated_on", "flag_violated_on"] as const) {
         const expected = await expectedViolatedOn(db, dimension);
         assert.ok(expected.length > 500);
         assert.deepEqual(
@@ -155,6 +188,24 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(
         (await storedViolatedOn(db, "state_violated_on")).sort(byKey),
         (await expectedViolatedOn(db, "state_violated_on")).sort(byKey),
+      );
+      await migrateAgain(db, "020-flag-violations", async (kysely) => {
+        await kysely.schema.dropTable("complaint_flag_violations").execute();
+        for (const [index, column] of [
+          ["complaints_robocall", "robocall"],
+          ["complaints_subject", "subject"],
+        ] as const) {
+          await kysely.schema.dropIndex(index).execute();
+          await kysely.schema
+            .createIndex(index)
+            .on("complaints")
+            .columns([column, "created_at", "id"])
+            .execute();
+        }
+      });
+      assert.deepEqual(
+        (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
+        (await expectedViolatedOn(db, "flag_violated_on")).sort(byKey),
       );
     });
 
@@ -185,35 +236,56 @@ for (const dialect of DIALECTS) {
         for (const row of rows) byState.set(row.state_key, [...(byState.get(row.state_key) ?? []), row]);
         const states = [...byState.values()].sort((a, b) => b.length - a.length);
         const few = states.find((list) => list.length < 120 && list.length > 40) ?? states.at(-1)!;
+        const stateFilter = (row: Row): Filter => ({
+          parameter: `state=${encodeURIComponent(row.state)}`,
+          matches: (other) => other.state_key === row.state_key,
+        });
+        const texas: Filter = { parameter: "state=Texas", matches: (row) => row.state_key === "texas" };
+        const robocall = (flag: boolean): Filter => ({
+          parameter: `is_robocall=${flag}`,
+          matches: (row) => row.robocall === (flag ? "Y" : "N"),
+        });
+        const subjects = new Map<string, number>();
+        for (const row of rows) subjects.set(row.subject, (subjects.get(row.subject) ?? 0) + 1);
+        const commonSubject = [...subjects].sort((a, b) => b[1] - a[1])[0]![0];
+        const subject: Filter = {
+          parameter: `subject=${encodeURIComponent(commonSubject.toUpperCase())}`,
+          matches: (row) => row.subject.toLowerCase() === commonSubject.toLowerCase(),
+        };
         const cases = [
           ...[states[0]!, few].flatMap((list) =>
-            ranges.map((range) => ({ range, state: list[0]!.state, stateKey: list[0]!.state_key })),
+            ranges.map((range) => ({ range, filter: stateFilter(list[0]!) })),
           ),
-          ...ranges.map((range) => ({ range, state: undefined, stateKey: undefined })),
-          { range: { from: SPARSE_DAY, to: SPARSE_DAY }, state: "Texas", stateKey: "texas" },
-          { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, state: "Texas", stateKey: "texas" },
+          ...[robocall(true), robocall(false), subject].flatMap((filter) =>
+            ranges.map((range) => ({ range, filter })),
+          ),
+          ...ranges.map((range) => ({ range, filter: undefined })),
+          { range: { from: SPARSE_DAY, to: SPARSE_DAY }, filter: texas },
+          { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, filter: texas },
+          { range: { from: SPARSE_DAY, to: SPARSE_DAY }, filter: robocall(false) },
+          { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, filter: robocall(false) },
         ].flatMap((plain) => [
           plain,
           // The same within a created range of whole days, which cuts the counts.
           { ...plain, created: { from: newestCreatedDay - 12, to: newestCreatedDay - 3 } },
         ]);
-        for (const { range, state, stateKey, created } of cases as Array<
+        for (const { range, filter, created } of cases as Array<
           (typeof cases)[number] & { created?: { from: number; to: number } }
         >) {
           const matching = rows.filter(
             (row) =>
               row.violation_at >= range.from * DAY &&
               row.violation_at < (range.to + 1) * DAY &&
-              (stateKey === undefined || row.state_key === stateKey) &&
+              (filter === undefined || filter.matches(row)) &&
               (created === undefined ||
                 (row.created_at >= created.from * DAY && row.created_at < (created.to + 1) * DAY)),
           );
-          if ((stateKey !== undefined || created !== undefined) && matching.length < 10) continue;
+          if ((filter !== undefined || created !== undefined) && matching.length < 10) continue;
           assert.ok(
-            matching.length > 20 || stateKey !== undefined || created !== undefined,
+            matching.length > 20 || filter !== undefined || created !== undefined,
             `${matching.length} complaints in ${JSON.stringify(range)}`,
           );
-          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}${state === undefined ? "" : `&state=${encodeURIComponent(state)}`}${created === undefined ? "" : `&created_date_from=${dayText(created.from)}&created_date_to=${dayText(created.to)}`}`;
+          const base = `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}${filter === undefined ? "" : `&${filter.parameter}`}${created === undefined ? "" : `&created_date_from=${dayText(created.from)}&created_date_to=${dayText(created.to)}`}`;
           const count = matching.length;
           const offsets = [
             0,
@@ -237,7 +309,7 @@ for (const dialect of DIALECTS) {
               assert.deepEqual(
                 body.data.map((record: { id: string }) => record.id),
                 expected.slice(offset, offset + 6).map((row) => row.id),
-                `${JSON.stringify(range)} ${state ?? ""} ${JSON.stringify(created ?? {})} ${order} offset ${offset}`,
+                `${JSON.stringify(range)} ${filter?.parameter ?? ""} ${JSON.stringify(created ?? {})} ${order} offset ${offset}`,
               );
             }
           }

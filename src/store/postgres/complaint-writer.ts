@@ -127,6 +127,14 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         select state_key, ${day("created_at")}, violation_day, count(*) from added group by 1, 2, 3
         on conflict (state_key, created_day, violation_day)
           do update set count = complaint_state_violations.count + excluded.count
+      ), flag_violations as (
+        insert into complaint_flag_violations (dimension, value, created_day, violation_day, count)
+        select dimension, value, created_day, violation_day, count(*) from (
+          select 'robocall' as dimension, robocall as value, ${day("created_at")} as created_day, violation_day from added
+          union all select 'subject', subject, ${day("created_at")}, violation_day from added
+        ) as flags group by 1, 2, 3, 4
+        on conflict (dimension, value, created_day, violation_day)
+          do update set count = complaint_flag_violations.count + excluded.count
       ), combinations as (
         insert into complaint_combination_counts (state_key, robocall, subject, created_day, count)
         select state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4

@@ -53,6 +53,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly hourCountStatement: BetterSqlite3.Statement;
   private readonly minuteCountStatement: BetterSqlite3.Statement;
   private readonly stateViolationStatement: BetterSqlite3.Statement;
+  private readonly flagViolationStatement: BetterSqlite3.Statement;
   private readonly combinationStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
@@ -63,6 +64,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   /** Complaints added per state, created day and violation day, not yet written. */
   private readonly stateViolations = new NestedTally<
     [stateKey: string, createdDay: number, violationDay: number]
+  >();
+  /** Complaints added per robocall flag or subject, created day and violation day, not yet written. */
+  private readonly flagViolations = new NestedTally<
+    [dimension: "robocall" | "subject", value: string, createdDay: number, violationDay: number]
   >();
   /** Complaints added per state, robocall flag, subject and created day, not yet written. */
   private readonly combinations = new NestedTally<
@@ -104,6 +109,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_state_violations (state_key, created_day, violation_day, count) values (?, ?, ?, ?)
         on conflict (state_key, created_day, violation_day) do update set count = count + excluded.count`,
     );
+    this.flagViolationStatement = database.sqlite.prepare(
+      `insert into complaint_flag_violations (dimension, value, created_day, violation_day, count) values (?, ?, ?, ?, ?)
+        on conflict (dimension, value, created_day, violation_day) do update set count = count + excluded.count`,
+    );
     this.combinationStatement = database.sqlite.prepare(
       `insert into complaint_combination_counts (state_key, robocall, subject, created_day, count) values (?, ?, ?, ?, ?)
         on conflict (state_key, robocall, subject, created_day) do update set count = count + excluded.count`,
@@ -138,6 +147,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.counts.clear();
     this.hourCounts.clear();
     this.stateViolations.clear();
+    this.flagViolations.clear();
     this.combinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
@@ -174,6 +184,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.hourCounts.add(complaint, stateKey, cityKey);
       const createdDay = Math.floor(complaint.createdAt / SECONDS_PER_DAY);
       this.stateViolations.add(stateKey, createdDay, violationDay);
+      this.flagViolations.add("robocall", complaint.robocall, createdDay, violationDay);
+      this.flagViolations.add("subject", complaint.subject, createdDay, violationDay);
       this.combinations.add(stateKey, complaint.robocall, complaint.subject, createdDay);
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
@@ -189,6 +201,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.counts.size +
         this.hourCounts.size +
         this.stateViolations.size +
+        this.flagViolations.size +
         this.combinations.size +
         this.minuteCounts.size +
         this.phoneTotals.size >=
@@ -208,6 +221,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.stateViolationStatement.run(stateKey, createdDay, violationDay, count);
     });
     this.stateViolations.clear();
+    this.flagViolations.forEach(([dimension, value, createdDay, violationDay], count) => {
+      this.flagViolationStatement.run(dimension, value, createdDay, violationDay, count);
+    });
+    this.flagViolations.clear();
     this.combinations.forEach(([stateKey, robocall, subject, createdDay], count) => {
       this.combinationStatement.run(stateKey, robocall, subject, createdDay, count);
     });
@@ -266,6 +283,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.counts.clear();
     this.hourCounts.clear();
     this.stateViolations.clear();
+    this.flagViolations.clear();
     this.combinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
