@@ -115,6 +115,7 @@ export class CombinationCounts {
         .select((eb) => [HOUR_OF_CREATED.as("bucket"), eb.fn.countAll<number>().as("count")]),
       query,
       query.created,
+      "day",
     )
       .groupBy(HOUR_OF_CREATED)
       .orderBy("bucket", "asc")

@@ -112,7 +112,7 @@ function batchQuery(
   // each batch the whole range.
   select =
     day === undefined
-      ? filterComplaints(select, query, query.created, query.violation !== undefined)
+      ? filterComplaints(select, query, query.created, query.violation !== undefined ? "scan" : "time")
       : filterComplaints(select, { ...query, violation: undefined }, query.created).where(
           "violation_day",
           "=",

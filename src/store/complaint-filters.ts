@@ -65,24 +65,38 @@ export function singleFilters(
 }
 
 /**
+ * How a violation range is tested: on `violation_at` (the violation index can serve it), written
+ * `+violation_at` so that no engine uses that index (`scan`: read in created order), or for a range
+ * of whole days on `violation_day` (`day`), which the indexes of the other filters hold, so that a
+ * page or count walked on one of them tests it without reading rows.
+ */
+export type ViolationTest = "time" | "scan" | "day";
+
+/**
  * Applies a complaint query's filters to a select, as pages and exports apply them. A `subject`
- * filter must come resolved (`subjects`); it throws otherwise, rather than match every subject. With `violationByScan`, the violation bounds are written so that
- * no engine can use the violation index (`+violation_at`), making it read in created order.
+ * filter must come resolved (`subjects`); it throws otherwise, rather than match every subject.
+ * `violationTest` says how a violation range is tested (`ViolationTest`; `day` applies to a range
+ * of whole days only, any other is tested on its times).
  */
 export function filterComplaints<O>(
   select: SelectQueryBuilder<Schema, "complaints", O>,
   query: StoredComplaintQuery,
   created: TimeRange | undefined,
-  violationByScan = false,
+  violationTest: ViolationTest = "time",
 ): SelectQueryBuilder<Schema, "complaints", O> {
   let result = select;
   if (query.subject !== undefined && query.subjects === undefined)
     throw new Error("A subject filter must be resolved to the stored subjects before it is applied.");
   if (created) result = result.where("created_at", ">=", created.from).where("created_at", "<=", created.to);
-  if (query.violation) {
-    const violation = violationByScan
-      ? sql<number>`+${sql.ref("violation_at")}`
-      : sql<number>`${sql.ref("violation_at")}`;
+  if (query.violation && violationTest === "day" && isWholeDays(query.violation))
+    result = result
+      .where("violation_day", ">=", query.violation.from / SECONDS_PER_DAY)
+      .where("violation_day", "<=", (query.violation.to + 1) / SECONDS_PER_DAY - 1);
+  else if (query.violation) {
+    const violation =
+      violationTest === "scan"
+        ? sql<number>`+${sql.ref("violation_at")}`
+        : sql<number>`${sql.ref("violation_at")}`;
     result = result.where(violation, ">=", query.violation.from).where(violation, "<=", query.violation.to);
   }
   if (query.state !== undefined) result = result.where("state_key", "=", query.state);
@@ -135,7 +149,10 @@ export function isWholeDays(range: TimeRange): boolean {
   return range.from % SECONDS_PER_DAY === 0 && (range.to + 1) % SECONDS_PER_DAY === 0;
 }
 
-/** The columns a query's filters test, besides the created time (which every index holds). */
+/**
+ * The columns a query's filters test, besides the created time (which every index holds): a range
+ * of whole violation days as `violation_day` (see `ViolationTest`).
+ */
 export function testedColumns(query: StoredComplaintQuery): string[] {
   const columns: string[] = [];
   if (query.phone !== undefined) columns.push("phone");
@@ -144,7 +161,8 @@ export function testedColumns(query: StoredComplaintQuery): string[] {
   if (query.areaCode !== undefined) columns.push("area_code");
   if (query.subjects !== undefined) columns.push("subject");
   if (query.robocall !== undefined) columns.push("robocall");
-  if (query.violation !== undefined) columns.push("violation_at");
+  if (query.violation !== undefined)
+    columns.push(isWholeDays(query.violation) ? "violation_day" : "violation_at");
   return columns;
 }
 

@@ -6,15 +6,17 @@ import type { SchemaModule } from "kysely";
  * state: migration 014), plus the violation time. `complaints_state` carries `violation_day` after
  * them (migration 017), so that a state's page within a violation range tests it on the index;
  * `complaints_area` carries the state and the robocall flag (migration 019), so that an area code
- * combined with them is counted and paged on the index alone; `complaints_robocall` and
- * `complaints_subject` carry `violation_day` as the state's does (migration 020).
+ * combined with them is counted and paged on the index alone; every index of a filter but the
+ * number's carries `violation_day` (migrations 017, 020 and 021), so that a range of whole
+ * violation days is tested on the index too, and the place indexes the robocall flag and (a
+ * city's) the area code (migration 021). The subject is on no index but its own: it is long.
  * The primary key and the unique id index (`complaints_id`, below) are not listed.
  */
 export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
-  complaints_state: ["state_key", "created_at", "id", "violation_day"],
-  complaints_city: ["state_key", "city_key", "created_at", "id"],
-  complaints_any_city: ["city_key", "created_at", "id"],
-  complaints_area: ["area_code", "created_at", "id", "state_key", "robocall"],
+  complaints_state: ["state_key", "created_at", "id", "violation_day", "robocall"],
+  complaints_city: ["state_key", "city_key", "created_at", "id", "area_code", "robocall", "violation_day"],
+  complaints_any_city: ["city_key", "created_at", "id", "area_code", "robocall", "violation_day"],
+  complaints_area: ["area_code", "created_at", "id", "state_key", "robocall", "violation_day"],
   complaints_robocall: ["robocall", "created_at", "id", "violation_day"],
   complaints_phone: ["phone", "created_at", "id"],
   complaints_subject: ["subject", "created_at", "id", "violation_day"],

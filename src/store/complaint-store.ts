@@ -22,6 +22,7 @@ import {
   singleFilters,
   splitRange,
   testedColumns,
+  type ViolationTest,
   violationDay,
 } from "./complaint-filters.js";
 import { indexLedBy, SECONDARY_INDEXES } from "./complaint-indexes.js";
@@ -248,9 +249,10 @@ export class ComplaintStore {
     const page = <O>(select: SelectQueryBuilder<Schema, "complaints", O>) => {
       // One violation day is walked on its own index (migration 011), already in created order;
       // its day alone selects it exactly (from day 1 on), and the index holds no violation time.
+      // Walked on a filter's index, a range of whole days is tested on the days that index holds.
       let ordered =
         day === undefined
-          ? this.filtered(select, query, created, scanInOrder)
+          ? this.filtered(select, query, created, scanInOrder ? "scan" : walk.length > 0 ? "day" : "time")
           : this.filtered(select, { ...query, violation: undefined }, created).where(
               "violation_day",
               "=",
@@ -691,9 +693,9 @@ export class ComplaintStore {
     select: SelectQueryBuilder<Schema, "complaints", O>,
     query: StoredComplaintQuery,
     created: TimeRange | undefined,
-    violationByScan = false,
+    violationTest: ViolationTest = "time",
   ): SelectQueryBuilder<Schema, "complaints", O> {
-    return filterComplaints(select, query, created, violationByScan);
+    return filterComplaints(select, query, created, violationTest);
   }
 
   /**

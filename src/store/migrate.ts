@@ -20,6 +20,7 @@ import { stateViolatedOn } from "./migrations/017-state-violated-on.js";
 import { combinationCounts } from "./migrations/018-combination-counts.js";
 import { areaIndexColumns } from "./migrations/019-area-index-columns.js";
 import { flagViolations } from "./migrations/020-flag-violations.js";
+import { placeViolationDays } from "./migrations/021-place-violation-days.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["018-combination-counts", combinationCounts],
   ["019-area-index-columns", areaIndexColumns],
   ["020-flag-violations", flagViolations],
+  ["021-place-violation-days", placeViolationDays],
 ];
 
 /** The migrations for the database's dialect, by name. */
