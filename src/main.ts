@@ -11,6 +11,7 @@ import type { ServeConfig } from "./config.js";
 import { buildApp } from "./http/build-app.js";
 import { CollectionFreshness } from "./http/collection-freshness.js";
 import { createLogger } from "./http/create-logger.js";
+import { KeptAnswerLane } from "./http/kept-answer-lane.js";
 import { createMetricsServer, METRICS_PATH } from "./http/metrics-server.js";
 import { connectionsWithinFileLimit, ServerConnections } from "./http/server-connections.js";
 import {
@@ -362,12 +363,21 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       demoLimitPerHour: config.demoLimitPerHour,
       demoLimitPerDay: config.demoLimitPerDay,
     });
+    const keys = new KeyVerifier(keyStore, secret);
+    const keptAnswers = new KeptAnswerLane({
+      keys,
+      limiter: config.rateLimits ? rateLimiter : undefined,
+      trustProxy: config.trustProxy,
+      metrics,
+      logger: logger.isLevelEnabled("info") ? logger : undefined,
+    });
     const started = await buildApp({
       complaints,
       notices,
       freshness,
       metrics,
-      keys: new KeyVerifier(keyStore, secret),
+      keys,
+      keptAnswers,
       rateLimiter,
       limitsEnabled: config.rateLimits,
       issueKey: async (signup) => (await createKey(keyStore, secret, signup)).key,
@@ -381,7 +391,9 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       ready: async () =>
         (await database.ready()) && (readDatabase === database || (await readDatabase.ready())),
       serverFactory: (handler) => {
-        httpsServer = connections.createHttpsServer(tls, handler);
+        httpsServer = connections.createHttpsServer(tls, (req, res) => {
+          if (!keptAnswers.answer(req, res)) handler(req, res);
+        });
         return httpsServer as unknown as HttpServer;
       },
     });
@@ -393,7 +405,9 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       port: config.port,
     });
     const httpsPort = (httpsServer!.address() as AddressInfo).port;
-    const plain = connections.createHttpServer((req, res) => started.routing(req, res));
+    const plain = connections.createHttpServer((req, res) => {
+      if (!keptAnswers.answer(req, res)) started.routing(req, res);
+    });
     httpServer = plain;
     await listenOrExplain(() => listen(plain, config.httpPort, config.host), {
       what: "plain HTTP",

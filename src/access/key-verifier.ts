@@ -22,9 +22,7 @@ export class KeyVerifier {
   ) {}
 
   async verify(presented: string): Promise<KeyCheck> {
-    // The cache is keyed by a one-shot digest of the secret and the key (a fifth of an HMAC's cost,
-    // which every request paid), so that it holds no key; the store is asked by the keyed hash.
-    const cacheKey = digestOf("sha256", `${this.secret}:${presented}`, "base64url");
+    const cacheKey = this.cacheKeyOf(presented);
     const now = Date.now();
     const cached = this.cache.get(cacheKey);
     if (cached && cached.expiresAt > now) return cached.check;
@@ -32,6 +30,20 @@ export class KeyVerifier {
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(cacheKey, { check, expiresAt: now + this.cacheSeconds * 1000 });
     return check;
+  }
+
+  /** `verify`'s answer when it is cached (and so given without asking the store), else undefined. */
+  cachedCheck(presented: string): KeyCheck | undefined {
+    const cached = this.cache.get(this.cacheKeyOf(presented));
+    return cached && cached.expiresAt > Date.now() ? cached.check : undefined;
+  }
+
+  /**
+   * The cache is keyed by a one-shot digest of the secret and the key (a fifth of an HMAC's cost,
+   * which every request paid), so that it holds no key; the store is asked by the keyed hash.
+   */
+  private cacheKeyOf(presented: string): string {
+    return digestOf("sha256", `${this.secret}:${presented}`, "base64url");
   }
 
   private async lookup(presented: string, hash: string): Promise<KeyCheck> {

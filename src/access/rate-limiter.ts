@@ -121,6 +121,29 @@ export class RateLimiter {
   }
 
   /**
+   * `check` when it can be answered without waiting: a key without a limit (null), or one whose
+   * lease in this process still has a hit (its decision, the hit taken and the use counted). Else
+   * undefined, and nothing is taken: call `check`.
+   */
+  checkNow(key: ApiKeyRecord, isDemo: boolean, clientAddress: string): RateLimitDecision | null | undefined {
+    const windows = this.windowsOf(key, isDemo, clientAddress);
+    const now = this.now();
+    if (windows.length === 0) {
+      this.countUsage(key.id, now);
+      return null;
+    }
+    const id = windows.map((window) => window.subject).join("\n");
+    if (this.renewing.has(id)) return undefined;
+    const lease = this.leases.get(id);
+    const nowSeconds = Math.floor(now);
+    if (!lease || lease.unused <= 0 || !isUsable(lease, windows, nowSeconds)) return undefined;
+    lease.unused--;
+    lease.lastUsedSeconds = now;
+    this.countUsage(key.id, now);
+    return allowedDecision(lease.windows, lease.states, lease.unused, nowSeconds);
+  }
+
+  /**
    * Takes `hits` more hits at once for a request already admitted by `check` (an export, which
    * costs one request per 10,000 records): all of them, or none when the key's windows have less
    * room, from this process's lease first and then from the shared counters. Null when the key has

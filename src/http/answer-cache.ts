@@ -12,6 +12,10 @@ export interface CachedAnswer {
    * `Last-Modified`. Undefined before the collection's first change (no `Last-Modified`).
    */
   updatedAtSeconds?: number | undefined;
+  /** The collection's version the answer was made from. */
+  version: number;
+  /** Whether the cache keeps the answer (from a request's second ask on). */
+  kept: boolean;
 }
 
 /** What an answer cache has done and holds, for the metrics. */
@@ -107,10 +111,17 @@ export class AnswerCache {
       this.tags === "content"
         ? `"${hash("md5", body, "base64url")}"`
         : `"${version}.${updatedAtSeconds ?? 0}.${digest}"`;
-    const answer = { body, etag, updatedAtSeconds };
-    if (body.length <= this.maxCharacters / 8 && this.asked.askedBefore(digest))
+    const answer = { body, etag, updatedAtSeconds, version, kept: false };
+    if (body.length <= this.maxCharacters / 8 && this.asked.askedBefore(digest)) {
+      answer.kept = true;
       this.answers.set(digest, answer, version, body.length);
+    }
     return answer;
+  }
+
+  /** Counts an answer of this cache served from memory elsewhere (`KeptAnswerLane`). */
+  noteHit(): void {
+    this.hits++;
   }
 
   /** Lookups so far and what is kept now. */
@@ -125,9 +136,21 @@ export class AnswerCache {
   }
 }
 
+/** Told of each answer sent from an answer cache, before its own headers are set (`KeptAnswerLane`). */
+export interface AnswerKeeper {
+  keep(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    cache: AnswerCache,
+    answer: CachedAnswer,
+    contentType: string,
+  ): void;
+}
+
 /** True when an If-None-Match header names `etag` (or is `*`); weak comparison, as RFC 9110 asks for GET. */
 export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
   if (!header) return false;
+  if (header === etag) return true;
   if (header.trim() === "*") return true;
   const bare = etag.replace(/^W\//, "");
   return header.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === bare);
@@ -143,7 +166,9 @@ export function sendAnswer(
   reply: FastifyReply,
   answer: CachedAnswer,
   contentType: string,
+  kept?: { lane: AnswerKeeper | undefined; cache: AnswerCache },
 ): FastifyReply {
+  kept?.lane?.keep(req, reply, kept.cache, answer, contentType);
   reply.header("ETag", answer.etag);
   reply.header("Cache-Control", "no-cache");
   if (matchesIfNoneMatch(req.headers["if-none-match"], answer.etag)) return reply.code(304).send();
@@ -152,8 +177,22 @@ export function sendAnswer(
   return reply.send(answer.body);
 }
 
-/** The last `Last-Modified` text written, by its time: every answer of a version has the same. */
-let lastModifiedText = { seconds: Number.NaN, text: "" };
+/**
+ * `Last-Modified` texts written, by time: every answer of a collection's version has the same, and
+ * the collections' times alternate from request to request.
+ */
+const lastModifiedTexts = new Map<number, string>();
+
+/** `Last-Modified` for a collection that last changed at `updatedAtSeconds`. */
+export function lastModifiedOf(updatedAtSeconds: number): string {
+  let text = lastModifiedTexts.get(updatedAtSeconds);
+  if (text === undefined) {
+    if (lastModifiedTexts.size >= 16) lastModifiedTexts.clear();
+    text = new Date(updatedAtSeconds * 1000).toUTCString();
+    lastModifiedTexts.set(updatedAtSeconds, text);
+  }
+  return text;
+}
 
 /**
  * Sets `Last-Modified` to `updatedAtSeconds` (when the collection last changed, as of the version
@@ -166,9 +205,7 @@ export function notModifiedSince(
   updatedAtSeconds: number | undefined,
 ): boolean {
   if (updatedAtSeconds === undefined) return false;
-  if (lastModifiedText.seconds !== updatedAtSeconds)
-    lastModifiedText = { seconds: updatedAtSeconds, text: new Date(updatedAtSeconds * 1000).toUTCString() };
-  reply.header("Last-Modified", lastModifiedText.text);
+  reply.header("Last-Modified", lastModifiedOf(updatedAtSeconds));
   const since = req.headers["if-modified-since"];
   if (since === undefined) return false;
   const sinceMillis = Date.parse(since);

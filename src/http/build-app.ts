@@ -19,6 +19,7 @@ import { registerComplaintRoutes } from "./complaint-routes.js";
 import { answerClientError, registerErrorHandler } from "./error-handler.js";
 import { registerGatewayHooks, registerRequestChecks } from "./gateway-hooks.js";
 import { registerHealthRoutes } from "./health-routes.js";
+import type { KeptAnswerLane } from "./kept-answer-lane.js";
 import { registerNoticeRoutes } from "./notice-routes.js";
 import { registerOpenApiRoutes } from "./openapi-routes.js";
 import { registerRequestMetrics } from "./request-metrics.js";
@@ -62,6 +63,12 @@ export interface AppDeps {
   serverFactory?: FastifyServerFactory;
   /** Where requests and answer caches are reported; undefined: no metrics (no `--metrics-port`). */
   metrics?: ServerMetrics;
+  /**
+   * Where answers sent from an answer cache are remembered, so that the server's listeners answer
+   * the same requests before the framework (`KeptAnswerLane`); undefined: every request takes the
+   * framework's path.
+   */
+  keptAnswers?: KeptAnswerLane;
   /** The built web front (pages, docs, explorer); undefined: read from dist/web (`npm run build`). */
   webAssets?: WebAssets;
 }
@@ -145,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exportOptions,
     deps.metrics?.watchAnswerCache,
     deps.unknownParameters,
+    deps.keptAnswers,
   );
   registerNoticeRoutes(
     app,
@@ -153,6 +161,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     exportOptions,
     deps.metrics?.watchAnswerCache,
     deps.unknownParameters,
+    deps.keptAnswers,
   );
   registerStatusRoutes(app, deps.freshness, deps.baseUrl);
   await registerSignupRoutes(app, {

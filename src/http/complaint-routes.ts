@@ -22,6 +22,7 @@ import {
   ANSWER_CACHE_CHARACTERS,
   AnswerCache,
   type AnswerCacheWatcher,
+  type AnswerKeeper,
   type CachedAnswer,
   sendAnswer,
 } from "./answer-cache.js";
@@ -49,11 +50,12 @@ export function registerComplaintRoutes(
   exportOptions: ExportOptions,
   watchCache: AnswerCacheWatcher = () => {},
   unknownParameters: UnknownParameters = "refuse",
+  lane?: AnswerKeeper,
 ): void {
   const cache = new AnswerCache(complaints.version, ANSWER_CACHE_CHARACTERS.complaints);
   watchCache(cache);
-  const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer) =>
-    sendAnswer(req, reply, answer, COMPLAINTS.contentType);
+  const send = (req: FastifyRequest, reply: FastifyReply, answer: CachedAnswer, from: AnswerCache) =>
+    sendAnswer(req, reply, answer, COMPLAINTS.contentType, { lane, cache: from });
 
   app.get(COMPLAINTS.path, async (req, reply) => {
     const { format, pairs } = exportRequestOf(
@@ -71,7 +73,7 @@ export function registerComplaintRoutes(
       const page = await complaints.listRendered(query, `${base}${COMPLAINTS.path}`, selfUrl);
       return Buffer.from(page.buffer, page.byteOffset, page.byteLength);
     });
-    return send(req, reply, answer);
+    return send(req, reply, answer, cache);
   });
 
   /** Every complaint the query matches, from one snapshot, charged to the key before it is sent. */
@@ -117,7 +119,7 @@ export function registerComplaintRoutes(
       const members = query.by.map((field) => COMPLAINT_COUNT_MEMBERS[field]);
       return countsDocument(query.by, members, result, selfUrl);
     });
-    return sendAnswer(req, reply, answer, "application/json");
+    return sendAnswer(req, reply, answer, "application/json", { lane, cache: countsCache });
   });
 
   // A stored complaint never changes, so its tag is its content's; kept until the data changes, as pages are.
@@ -144,7 +146,7 @@ export function registerComplaintRoutes(
       }
       return JSON.stringify(complaintEnvelope([complaint], 1, `${base}${COMPLAINTS.path}`, selfUrl));
     });
-    return send(req, reply, answer);
+    return send(req, reply, answer, records);
   });
 }
 

@@ -15,6 +15,7 @@ import {
   ANSWER_CACHE_CHARACTERS,
   AnswerCache,
   type AnswerCacheWatcher,
+  type AnswerKeeper,
   notModifiedSince,
   sendAnswer,
 } from "./answer-cache.js";
@@ -44,6 +45,7 @@ export function registerNoticeRoutes(
   exportOptions: ExportOptions,
   watchCache: AnswerCacheWatcher = () => {},
   unknownParameters: UnknownParameters = "refuse",
+  lane?: AnswerKeeper,
 ): void {
   app.decorateRequest("jsonApiBase", undefined);
 
@@ -94,7 +96,7 @@ export function registerNoticeRoutes(
     if ("format" in request) return exportNotices(req, reply, request.query, request.format);
     const { self, list } = request;
     const answer = await cache.answer(self, (version) => notices.listBytes(list, version));
-    return sendAnswer(req, reply, answer, NOTICES.contentType);
+    return sendAnswer(req, reply, answer, NOTICES.contentType, { lane, cache });
   });
 
   /** Every notice the query matches, from one snapshot, charged to the key before it is sent. */
@@ -134,7 +136,7 @@ export function registerNoticeRoutes(
     const answer = await countsCache.answer(selfUrl, async () =>
       countsDocument(query.by, query.by, await notices.countGroups(query), selfUrl),
     );
-    return sendAnswer(req, reply, answer, "application/json");
+    return sendAnswer(req, reply, answer, "application/json", { lane, cache: countsCache });
   });
 
   // A record's answer is kept until the notices change, as pages are; it carries no ETag (spec 4.2).

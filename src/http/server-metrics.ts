@@ -79,6 +79,7 @@ export class ServerMetrics {
   private readonly durations: Histogram<"route" | "method">;
   private readonly refusals: Counter<"limit">;
   private readonly databaseErrors: Counter<"code">;
+  private readonly keptAnswers: Counter;
   /** The collections' figures being read for the scrape under way, shared by its gauges. */
   private reading: Promise<CollectionFigures[]> | undefined;
 
@@ -112,6 +113,11 @@ export class ServerMetrics {
       labelNames: ["code"],
       registers,
     });
+    this.keptAnswers = new Counter({
+      name: "ftcapi_kept_answers_total",
+      help: "Requests answered from a kept response before the framework (also counted in ftcapi_http_requests_total)",
+      registers,
+    });
     new Gauge({
       name: "ftcapi_serving_processes",
       help: "Processes serving the API whose metrics this scrape holds (the workers, with --workers)",
@@ -132,6 +138,11 @@ export class ServerMetrics {
     const methodLabel = METHODS.has(method) ? method : "other";
     this.requests.inc({ route, method: methodLabel, status: String(status) });
     this.durations.observe({ route, method: methodLabel }, durationSeconds);
+  }
+
+  /** Counts a request answered from a kept response, before the framework (`KeptAnswerLane`). */
+  keptAnswerSent(): void {
+    this.keptAnswers.inc();
   }
 
   /** Counts a request refused by a rate limit. */

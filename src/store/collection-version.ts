@@ -47,16 +47,31 @@ export class CollectionVersion {
    */
   async current(options: { fresh?: boolean } = {}): Promise<VersionStamp> {
     const changes = this.changesSeen();
-    // SQLite's data_version already says whether any connection committed; PostgreSQL has no such
-    // signal for other processes' commits, so the row is read again once the interval has passed.
-    const maybeChanged =
-      changes !== this.seenChanges ||
-      (this.database.dialect === "postgres" && Date.now() - this.readAt >= this.pollMs);
-    if (!options.fresh && !maybeChanged) return this.stamp;
+    if (!options.fresh && !this.maybeChanged(changes)) return this.stamp;
     this.reading ??= this.read(changes).finally(() => {
       this.reading = undefined;
     });
     return this.reading;
+  }
+
+  /**
+   * The current stamp when it is known without a read (no commit seen since the last read, and on
+   * PostgreSQL the poll interval not passed): what `current()` would answer at once; else undefined.
+   */
+  known(): VersionStamp | undefined {
+    return this.maybeChanged(this.changesSeen()) ? undefined : this.stamp;
+  }
+
+  /**
+   * Whether the collection may have changed since the stamp was read: SQLite's data_version already
+   * says whether any connection committed; PostgreSQL has no such signal for other processes'
+   * commits, so the row is read again once the interval has passed.
+   */
+  private maybeChanged(changes: string): boolean {
+    return (
+      changes !== this.seenChanges ||
+      (this.database.dialect === "postgres" && Date.now() - this.readAt >= this.pollMs)
+    );
   }
 
   private changesSeen(): string {
