@@ -489,6 +489,30 @@ export const SHAPES: Shape[] = [
     },
   },
   {
+    name: "violation range, is_robocall",
+    collection: COMPLAINTS,
+    weight: 1,
+    offset: "spread",
+    parameters: (samples, random) => {
+      const [from, to] = range(samples, random);
+      return {
+        is_robocall: random() < 0.5 ? "true" : "false",
+        violation_date_from: from,
+        violation_date_to: to,
+      };
+    },
+  },
+  {
+    name: "violation range, area_code",
+    collection: COMPLAINTS,
+    weight: 1,
+    offset: "spread",
+    parameters: (samples, random) => {
+      const [from, to] = range(samples, random);
+      return { area_code: pick(samples.areaCodes, random), violation_date_from: from, violation_date_to: to };
+    },
+  },
+  {
     name: "company_phone_number",
     collection: COMPLAINTS,
     weight: 2,
