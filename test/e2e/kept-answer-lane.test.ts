@@ -53,12 +53,13 @@ for (const dialect of DIALECTS) {
       path: string,
       headers: Record<string, string> = {},
       plain = false,
+      method = "GET",
     ): Promise<RawAnswer> {
       const base = plain ? server.httpUrl : server.httpsUrl;
       const target = new URL(`${base.replace("localhost", "127.0.0.1")}${path}`);
       const send = plain ? httpRequest : httpsRequest;
       return new Promise((resolve, reject) => {
-        const req = send(target, { headers, ca, agent: false }, (res) => {
+        const req = send(target, { method, headers, ca, agent: false }, (res) => {
           let body = "";
           res.setEncoding("utf8");
           res.on("data", (chunk) => {
@@ -74,6 +75,18 @@ for (const dialect of DIALECTS) {
         req.on("error", reject);
         req.end();
       });
+    }
+
+    /** Imports `rows` generated complaints (`seed`) into the database served. */
+    async function importGenerated(rows: number, seed: number): Promise<void> {
+      const csv = join(directory, `dnc-${seed}.csv`);
+      for (const command of [
+        ["generate", "dnc", "--rows", String(rows), "--seed", String(seed), "--out", csv],
+        ["import", "dnc", "--quiet", "--db", db, csv],
+      ]) {
+        const result = await runCli(command);
+        assert.equal(result.code, 0, result.stderr);
+      }
     }
 
     async function keptAnswers(): Promise<number> {
@@ -97,14 +110,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       directory = await makeTempDirectory();
       db = dialect === "sqlite" ? join(directory, "ftcapi.db") : await freshDatabase(dialect);
-      const csv = join(directory, "dnc.csv");
-      for (const command of [
-        ["generate", "dnc", "--rows", "300", "--seed", "3", "--out", csv],
-        ["import", "dnc", "--quiet", "--db", db, csv],
-      ]) {
-        const result = await runCli(command);
-        assert.equal(result.code, 0, result.stderr);
-      }
+      await importGenerated(300, 3);
       key = await createKeyWithCli(db, "lane@example.com");
       server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"));
       ca = await readFile(server.certPath!, "utf8");
@@ -164,16 +170,7 @@ for (const dialect of DIALECTS) {
       assert.match((await get(path)).body, /API_KEY_MISSING/);
       assert.match((await get(path, { "X-Api-Key": `${key.slice(0, -1)}x` })).body, /API_KEY_INVALID/);
       assert.equal((await get(path, { "X-Api-Key": DEMO_KEY })).status, 200);
-      const head = await new Promise<number>((resolve, reject) => {
-        const url = new URL(`${server.httpsUrl.replace("localhost", "127.0.0.1")}${path}`);
-        httpsRequest(url, { method: "HEAD", headers: { "X-Api-Key": key }, ca, agent: false }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        })
-          .on("error", reject)
-          .end();
-      });
-      assert.equal(head, 200);
+      assert.equal((await get(path, { "X-Api-Key": key }, false, "HEAD")).status, 200);
       assert.equal(await keptAnswers(), before + 1, "none of these was answered by the lane");
 
       const disabled = await runCli(["keys", "disable", key.slice(0, 6), "--db", db]);
@@ -200,14 +197,7 @@ for (const dialect of DIALECTS) {
       const kept = await keptAnswers();
       const before = JSON.parse((await get(path, { "X-Api-Key": fresh })).body).meta["record-total"];
       assert.equal(await keptAnswers(), kept + 1);
-      const csv = join(directory, "more.csv");
-      for (const command of [
-        ["generate", "dnc", "--rows", "40", "--seed", "4", "--out", csv],
-        ["import", "dnc", "--quiet", "--db", db, csv],
-      ]) {
-        const result = await runCli(command);
-        assert.equal(result.code, 0, result.stderr);
-      }
+      await importGenerated(40, 4);
       // Within the documented bound: at once on SQLite, within a second on PostgreSQL.
       await eventually(async () => {
         const total = JSON.parse((await get(path, { "X-Api-Key": fresh })).body).meta["record-total"];
