@@ -306,10 +306,11 @@ export class ComplaintStore {
 
   /**
    * For a range of whole violation days with no other filter than one of a state, the robocall
-   * flag or a subject, and a created range of whole days (any of them or none), the range's days as
-   * `violationDaysOf` cuts them, and the counts its total and its pages come from: per created hour
-   * from `violated_on`, or with the filter per created day from `complaint_state_violations`
-   * (migration 017) or `complaint_flag_violations` (migration 020), cut to the created range. Such
+   * flag, a subject or an area code, and a created range of whole days (any of them or none), the
+   * range's days as `violationDaysOf` cuts them, and the counts its total and its pages come from:
+   * per created hour from `violated_on`, or with the filter per created day from
+   * `complaint_state_violations` (migration 017) or `complaint_flag_violations` (migrations 020 and
+   * 022), cut to the created range. Such
    * a query is then not counted on rows as a combination. Undefined for any other query.
    */
   private async violatedPlan(
@@ -323,13 +324,13 @@ export class ComplaintStore {
         ? undefined
         : ({ dimension: "robocall", values: [query.robocall] } as const),
       query.subjects === undefined ? undefined : ({ dimension: "subject", values: query.subjects } as const),
+      query.areaCode === undefined ? undefined : ({ dimension: "area", values: [query.areaCode] } as const),
     ].filter((filter) => filter !== undefined);
     const eligible =
       (dimension === null || dimension.name === "violation") &&
       query.violation !== undefined &&
       (created === undefined || isWholeDays(created)) &&
       query.city === undefined &&
-      query.areaCode === undefined &&
       query.phone === undefined &&
       filters.length <= 1;
     if (!eligible) return undefined;
@@ -408,13 +409,13 @@ export class ComplaintStore {
   }
 
   /**
-   * `keys` narrowed to the complaints matching `filter` (a state, the robocall flag or a subject)
-   * violated on `days`, within the created range `window`: read on the filter's index, which holds
-   * each entry's violation day (migrations 017 and 020), so that the days are tested without
-   * reading rows, unless the window spans more than `FILTER_WALK_DAYS_MAX` days and the counts say
-   * the days' index holds far fewer entries there (a range's matches can be sparse, so that fifty
-   * of them span weeks of the filter's complaints: then one seek a day, each entry's row read for
-   * its value, costs less). `+` and `|| ''` keep planners off the other index.
+   * `keys` narrowed to the complaints matching `filter` (a state, the robocall flag, a subject or
+   * an area code) violated on `days`, within the created range `window`: read on the filter's
+   * index, which holds each entry's violation day (migrations 017, 020 and 021), so that the days
+   * are tested without reading rows, unless the window spans more than `FILTER_WALK_DAYS_MAX` days
+   * and the counts say the days' index holds far fewer entries there (a range's matches can be
+   * sparse, so that fifty of them span weeks of the filter's complaints: then one seek a day, each
+   * entry's row read for its value, costs less). `+` and `|| ''` keep planners off the other index.
    */
   private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
@@ -871,4 +872,9 @@ interface ViolatedPlan {
 }
 
 /** The column of each filter `violatedWith` counts. */
-const FILTER_COLUMNS = { state: "state_key", robocall: "robocall", subject: "subject" } as const;
+const FILTER_COLUMNS = {
+  state: "state_key",
+  robocall: "robocall",
+  subject: "subject",
+  area: "area_code",
+} as const;

@@ -174,11 +174,11 @@ export class NestedTally<Keys extends ReadonlyArray<string | number>> {
 
 /**
  * The one equality filter a range of whole violation days is counted with per created day
- * (`DimensionCounts.violatedWith`): a state (its match key), the robocall flag, or a subject's
- * stored spellings.
+ * (`DimensionCounts.violatedWith`): a state (its match key), the robocall flag, a subject's
+ * stored spellings, or an area code.
  */
 export interface ViolatedWith {
-  dimension: "state" | "robocall" | "subject";
+  dimension: "state" | "robocall" | "subject" | "area";
   values: readonly string[];
 }
 
@@ -455,7 +455,7 @@ export class DimensionCounts {
   }
 
   /**
-   * The complaints matching `filter` (a state, the robocall flag or a subject) whose violation day
+   * The complaints matching `filter` (a state, the robocall flag, a subject or an area code) whose violation day
    * is one of `firstDay` to `lastDay`, per day of their creation, ascending, from
    * `complaint_state_violations` (migration 017) or `complaint_flag_violations` (migration 020),
    * kept like a dimension's. One statement sums the range's counts per created day, one seek of the

@@ -21,6 +21,7 @@ import { combinationCounts } from "./migrations/018-combination-counts.js";
 import { areaIndexColumns } from "./migrations/019-area-index-columns.js";
 import { flagViolations } from "./migrations/020-flag-violations.js";
 import { placeViolationDays } from "./migrations/021-place-violation-days.js";
+import { areaViolations } from "./migrations/022-area-violations.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -51,6 +52,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["019-area-index-columns", areaIndexColumns],
   ["020-flag-violations", flagViolations],
   ["021-place-violation-days", placeViolationDays],
+  ["022-area-violations", areaViolations],
 ];
 
 /** The migrations for the database's dialect, by name. */

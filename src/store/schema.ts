@@ -49,13 +49,14 @@ export interface ComplaintStateViolationTable {
 }
 
 /**
- * Complaints per robocall flag or subject (`dimension` `robocall` or `subject`, `value` as stored),
- * day of `created_at` and day of `violation_at` (days since 1970), kept by the writers with the
- * rows (migration 020): as `complaint_state_violations` for a state, the flag or a subject with a
- * range of violation days has its matches per created day from these.
+ * Complaints per robocall flag, subject or area code (`dimension` `robocall`, `subject` or `area`,
+ * `value` as stored), day of `created_at` and day of `violation_at` (days since 1970), kept by the
+ * writers with the rows (migrations 020 and 022): as `complaint_state_violations` for a state, the
+ * flag, a subject or an area code with a range of violation days has its matches per created day
+ * from these.
  */
 export interface ComplaintFlagViolationTable {
-  dimension: "robocall" | "subject";
+  dimension: "robocall" | "subject" | "area";
   value: string;
   created_day: number;
   violation_day: number;

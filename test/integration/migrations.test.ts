@@ -43,6 +43,7 @@ const MIGRATION_NAMES = [
   "019-area-index-columns",
   "020-flag-violations",
   "021-place-violation-days",
+  "022-area-violations",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */

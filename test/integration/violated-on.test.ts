@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
+import { sql } from "kysely";
 import { COMPLAINT_CSV_HEADER } from "../../src/domain/complaint.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli } from "../support/cli.js";
@@ -18,6 +19,7 @@ type Row = {
   state_key: string;
   robocall: string;
   subject: string;
+  area_code: string;
 };
 type Counted = "violated_on" | "state_violated_on" | "flag_violated_on";
 
@@ -31,7 +33,7 @@ async function storedRows(location: string): Promise<Row[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["id", "created_at", "violation_at", "state", "state_key", "robocall", "subject"])
+      .select(["id", "created_at", "violation_at", "state", "state_key", "robocall", "subject", "area_code"])
       .execute();
     return rows.map((row) => ({
       id: row.id,
@@ -41,6 +43,7 @@ async function storedRows(location: string): Promise<Row[]> {
       state_key: row.state_key,
       robocall: row.robocall,
       subject: row.subject,
+      area_code: row.area_code,
     }));
   } finally {
     await database.close();
@@ -50,7 +53,7 @@ async function storedRows(location: string): Promise<Row[]> {
 /**
  * Complaints per violation day and created hour (`violated_on`), or per violation day and state
  * and created day (`state_violated_on`, the rows of `complaint_state_violations`), or per violation
- * day, robocall flag or subject and created day (`flag_violated_on`, the rows of
+ * day, robocall flag, subject or area code and created day (`flag_violated_on`, the rows of
  * `complaint_flag_violations`), counted here from the stored rows.
  */
 async function expectedViolatedOn(
@@ -65,7 +68,11 @@ async function expectedViolatedOn(
         ? [day]
         : dimension === "state_violated_on"
           ? [`${day}:${row.state_key}`]
-          : [`${day}:robocall:${row.robocall}`, `${day}:subject:${row.subject}`];
+          : [
+              `${day}:robocall:${row.robocall}`,
+              `${day}:subject:${row.subject}`,
+              `${day}:area:${row.area_code}`,
+            ];
     for (const value of values) {
       const key = JSON.stringify([
         value,
@@ -190,6 +197,8 @@ for (const dialect of DIALECTS) {
         (await expectedViolatedOn(db, "state_violated_on")).sort(byKey),
       );
       await migrateAgain(db, "020-flag-violations", async (kysely) => {
+        // 022 adds its rows to 020's table: both run again.
+        await sql`delete from kysely_migration where name = '022-area-violations'`.execute(kysely);
         await kysely.schema.dropTable("complaint_flag_violations").execute();
         for (const [index, column] of [
           ["complaints_robocall", "robocall"],
@@ -202,6 +211,13 @@ for (const dialect of DIALECTS) {
             .columns([column, "created_at", "id"])
             .execute();
         }
+      });
+      assert.deepEqual(
+        (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
+        (await expectedViolatedOn(db, "flag_violated_on")).sort(byKey),
+      );
+      await migrateAgain(db, "022-area-violations", async (kysely) => {
+        await kysely.deleteFrom("complaint_flag_violations").where("dimension", "=", "area").execute();
       });
       assert.deepEqual(
         (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
@@ -248,6 +264,13 @@ for (const dialect of DIALECTS) {
         const subjects = new Map<string, number>();
         for (const row of rows) subjects.set(row.subject, (subjects.get(row.subject) ?? 0) + 1);
         const commonSubject = [...subjects].sort((a, b) => b[1] - a[1])[0]![0];
+        const areaCodes = new Map<string, number>();
+        for (const row of rows) areaCodes.set(row.area_code, (areaCodes.get(row.area_code) ?? 0) + 1);
+        const commonAreaCode = [...areaCodes].sort((a, b) => b[1] - a[1])[0]![0];
+        const area: Filter = {
+          parameter: `area_code=${commonAreaCode}`,
+          matches: (row) => row.area_code === commonAreaCode,
+        };
         const subject: Filter = {
           parameter: `subject=${encodeURIComponent(commonSubject.toUpperCase())}`,
           matches: (row) => row.subject.toLowerCase() === commonSubject.toLowerCase(),
@@ -256,7 +279,7 @@ for (const dialect of DIALECTS) {
           ...[states[0]!, few].flatMap((list) =>
             ranges.map((range) => ({ range, filter: stateFilter(list[0]!) })),
           ),
-          ...[robocall(true), robocall(false), subject].flatMap((filter) =>
+          ...[robocall(true), robocall(false), subject, area].flatMap((filter) =>
             ranges.map((range) => ({ range, filter })),
           ),
           ...ranges.map((range) => ({ range, filter: undefined })),
@@ -264,6 +287,10 @@ for (const dialect of DIALECTS) {
           { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, filter: texas },
           { range: { from: SPARSE_DAY, to: SPARSE_DAY }, filter: robocall(false) },
           { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, filter: robocall(false) },
+          {
+            range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 },
+            filter: { parameter: "area_code=512", matches: (row: Row) => row.area_code === "512" },
+          },
         ].flatMap((plain) => [
           plain,
           // The same within a created range of whole days, which cuts the counts.

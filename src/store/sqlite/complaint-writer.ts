@@ -65,9 +65,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly stateViolations = new NestedTally<
     [stateKey: string, createdDay: number, violationDay: number]
   >();
-  /** Complaints added per robocall flag or subject, created day and violation day, not yet written. */
+  /** Complaints added per robocall flag, subject or area code, created day and violation day, not yet written. */
   private readonly flagViolations = new NestedTally<
-    [dimension: "robocall" | "subject", value: string, createdDay: number, violationDay: number]
+    [dimension: "robocall" | "subject" | "area", value: string, createdDay: number, violationDay: number]
   >();
   /** Complaints added per state, robocall flag, subject and created day, not yet written. */
   private readonly combinations = new NestedTally<
@@ -186,6 +186,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.stateViolations.add(stateKey, createdDay, violationDay);
       this.flagViolations.add("robocall", complaint.robocall, createdDay, violationDay);
       this.flagViolations.add("subject", complaint.subject, createdDay, violationDay);
+      this.flagViolations.add("area", complaint.areaCode, createdDay, violationDay);
       this.combinations.add(stateKey, complaint.robocall, complaint.subject, createdDay);
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
