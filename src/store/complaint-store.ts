@@ -205,7 +205,10 @@ export class ComplaintStore {
     }
 
     const violated = await this.violatedPlan(query, dimension);
-    if (violated) return { total, select: await this.violatedPage(violated, order, offset, limit), reversed };
+    if (violated) {
+      const { select, flipped } = await this.violatedPage(violated, order, offset, limit);
+      return { total, select, reversed: reversed !== flipped };
+    }
 
     let created = query.created;
     if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
@@ -356,31 +359,38 @@ export class ComplaintStore {
    * `order`: the hours (with a filter, the days) of creation that hold it come from the counts
    * (`DimensionCounts.violatedOn`, with a filter `violatedWith`), and the page reads only the
    * complaints created then: one seek of the `(violation_day, created_at, id)` index per violation
-   * day, or with a filter its index's entries of those days, whatever the offset.
+   * day, or with a filter its index's entries of those days, whatever the offset. The window is
+   * read from whichever of its ends is nearer the page (`flipped`: from its other end, the rows
+   * then last first), so that at most half a window's matches are skipped: a day of the robocall
+   * flag holds about 38,000 at 2 million complaints over 36 days, 4 ms of entries to skip.
    */
   private async violatedPage(
     { days, series, filter }: ViolatedPlan,
     order: "ASC" | "DESC",
     offset: number,
     limit: number,
-  ): Promise<CompiledQuery> {
+  ): Promise<{ select: CompiledQuery; flipped: boolean }> {
     const window = pageWindow(series, order, offset, limit);
-    const direction = order === "DESC" ? "desc" : "asc";
+    const rows = Math.min(limit, series.sumOf(0, series.length) - offset);
+    const fromOtherEnd = window.matches - window.offset - rows;
+    const flipped = fromOtherEnd < window.offset;
+    const direction = (order === "DESC") !== flipped ? "desc" : "asc";
     const keys = this.database.db.selectFrom("complaints").select(["created_at", "id"]);
     const inDays =
       filter === undefined
         ? await this.daysInWindow(keys, days, window.created, series)
         : await this.filterInDays(keys, filter, days, window.created);
-    return this.byKeys(
+    const select = this.byKeys(
       inDays
         .where("created_at", ">=", window.created.from)
         .where("created_at", "<=", window.created.to)
         .orderBy("created_at", direction)
         .orderBy("id", direction)
-        .limit(limit)
-        .offset(window.offset),
+        .limit(rows)
+        .offset(flipped ? fromOtherEnd : window.offset),
       direction,
     );
+    return { select, flipped };
   }
 
   /**
@@ -756,17 +766,17 @@ function countsCombination(query: StoredComplaintQuery, dimension: Dimension | n
 
 /**
  * The created times of the buckets of `series` that hold positions `offset` to `offset + limit - 1`
- * in `order` (the last cut to the series' total), and the offset of the first of them within those
- * buckets. An offset past the total gives an empty window.
+ * in `order` (the last cut to the series' total), the offset of the first of them within those
+ * buckets, and the matches those buckets hold. An offset past the total gives an empty window.
  */
 function pageWindow(
   series: CountSeries,
   order: "ASC" | "DESC",
   offset: number,
   limit: number,
-): { created: TimeRange; offset: number } {
+): { created: TimeRange; offset: number; matches: number } {
   const total = series.sumOf(0, series.length);
-  if (offset >= total || limit <= 0) return { created: { from: 1, to: 0 }, offset: 0 };
+  if (offset >= total || limit <= 0) return { created: { from: 1, to: 0 }, offset: 0, matches: 0 };
   const lastPosition = Math.min(offset + limit - 1, total - 1);
   const size = series.bucketSeconds;
   if (order === "ASC") {
@@ -775,6 +785,7 @@ function pageWindow(
     return {
       created: { from: series.buckets[first]! * size, to: (series.buckets[last]! + 1) * size - 1 },
       offset: offset - series.sumOf(0, first),
+      matches: series.sumOf(first, last + 1),
     };
   }
   const first = series.descendingIndexOf(0, series.length, offset);
@@ -782,6 +793,7 @@ function pageWindow(
   return {
     created: { from: series.buckets[last]! * size, to: (series.buckets[first]! + 1) * size - 1 },
     offset: offset - series.sumOf(first + 1, series.length),
+    matches: series.sumOf(last, first + 1),
   };
 }
 
