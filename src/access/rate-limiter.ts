@@ -134,13 +134,9 @@ export class RateLimiter {
     }
     const id = windows.map((window) => window.subject).join("\n");
     if (this.renewing.has(id)) return undefined;
-    const lease = this.leases.get(id);
-    const nowSeconds = Math.floor(now);
-    if (!lease || lease.unused <= 0 || !isUsable(lease, windows, nowSeconds)) return undefined;
-    lease.unused--;
-    lease.lastUsedSeconds = now;
-    this.countUsage(key.id, now);
-    return allowedDecision(lease.windows, lease.states, lease.unused, nowSeconds);
+    const decision = this.fromLease(id, windows, now);
+    if (decision) this.countUsage(key.id, now);
+    return decision;
   }
 
   /**
@@ -244,6 +240,16 @@ export class RateLimiter {
     await this.settle(true);
   }
 
+  /** A hit taken from the lease of `windows` (subjects `id`) in this process, when it has one usable now. */
+  private fromLease(id: string, windows: RateWindow[], now: number): RateLimitDecision | undefined {
+    const nowSeconds = Math.floor(now);
+    const lease = this.leases.get(id);
+    if (!lease || lease.unused <= 0 || !isUsable(lease, windows, nowSeconds)) return undefined;
+    lease.unused--;
+    lease.lastUsedSeconds = now;
+    return allowedDecision(lease.windows, lease.states, lease.unused, nowSeconds);
+  }
+
   private async admit(windows: RateWindow[]): Promise<RateLimitDecision> {
     const id = windows.map((window) => window.subject).join("\n");
     for (;;) {
@@ -256,14 +262,9 @@ export class RateLimiter {
         continue;
       }
       const now = this.now();
-      const nowSeconds = Math.floor(now);
-      const lease = this.leases.get(id);
-      if (lease && lease.unused > 0 && isUsable(lease, windows, nowSeconds)) {
-        lease.unused--;
-        lease.lastUsedSeconds = now;
-        return allowedDecision(lease.windows, lease.states, lease.unused, nowSeconds);
-      }
-      const renewal = this.renew(id, windows, lease, now);
+      const leased = this.fromLease(id, windows, now);
+      if (leased) return leased;
+      const renewal = this.renew(id, windows, this.leases.get(id), now);
       this.renewing.set(id, renewal);
       try {
         return await renewal;

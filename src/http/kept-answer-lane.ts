@@ -3,7 +3,6 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from "fastify";
 import { DEMO_KEY } from "../access/api-keys.js";
 import type { KeyVerifier } from "../access/key-verifier.js";
 import type { RateLimiter } from "../access/rate-limiter.js";
-import type { CollectionVersion } from "../store/collection-version.js";
 import {
   type AnswerCache,
   type AnswerKeeper,
@@ -11,6 +10,7 @@ import {
   lastModifiedOf,
   matchesIfNoneMatch,
 } from "./answer-cache.js";
+import { hostHeaderCount } from "./request-urls.js";
 import type { ServerMetrics } from "./server-metrics.js";
 
 /** Requests whose answers the lane remembers at most, and the characters of their keys. */
@@ -25,7 +25,7 @@ interface KeptResponse {
   /** Weak: the answer cache owns the answer, and the lane must not keep it alive after it is dropped. */
   answer: WeakRef<CachedAnswer>;
   version: number;
-  collection: CollectionVersion;
+  /** The cache the answer came from: its collection's version, and its hit count. */
   cache: AnswerCache;
   contentType: string;
   /** Headers the framework's hooks put before the answer's own (CORS), as name, value, name, ... */
@@ -91,15 +91,15 @@ export class KeptAnswerLane implements AnswerKeeper {
       headers["if-modified-since"] !== undefined ||
       API_KEY_PARAMETER.test(url) ||
       !this.isHttps(req) ||
-      hostCount(req) !== 1
+      hostHeaderCount(req) !== 1
     )
       return false;
     const check = this.options.keys.cachedCheck(presented);
     if (check?.status !== "valid") return false;
-    const laneKey = `${url}\n${headers.host}\n${headers["x-forwarded-host"] ?? ""}\n${headers["x-forwarded-proto"] ?? ""}\n${headers.accept ?? ""}\n${(req.socket as { encrypted?: boolean }).encrypted === true}`;
+    const laneKey = `${url}\n${headers.host}\n${headers["x-forwarded-host"] ?? ""}\n${headers["x-forwarded-proto"] ?? ""}\n${headers.accept ?? ""}\n${isEncrypted(req)}`;
     const kept = this.kept.get(laneKey);
     const answer = kept?.answer.deref();
-    if (kept === undefined || answer === undefined || kept.collection.known()?.version !== kept.version) {
+    if (kept === undefined || answer === undefined || kept.cache.version.known()?.version !== kept.version) {
       if (kept !== undefined) this.forget(laneKey);
       this.passed.set(req, laneKey);
       return false;
@@ -174,7 +174,6 @@ export class KeptAnswerLane implements AnswerKeeper {
     this.kept.set(laneKey, {
       answer: new WeakRef(answer),
       version: answer.version,
-      collection: cache.version,
       cache,
       contentType: sentContentType(answer.body, contentType),
       leading,
@@ -200,7 +199,7 @@ export class KeptAnswerLane implements AnswerKeeper {
     const forwarded = req.headers["x-forwarded-proto"];
     if (this.options.trustProxy && typeof forwarded === "string" && forwarded !== "")
       return forwarded.slice(forwarded.lastIndexOf(",") + 1).trim() === "https";
-    return (req.socket as { encrypted?: boolean }).encrypted === true;
+    return isEncrypted(req);
   }
 }
 
@@ -214,10 +213,7 @@ function sentContentType(body: string | Buffer, contentType: string): string {
     : contentType;
 }
 
-/** How many `Host` headers the request carries (the framework refuses more than one). */
-function hostCount(req: IncomingMessage): number {
-  let hosts = 0;
-  const raw = req.rawHeaders;
-  for (let index = 0; index < raw.length; index += 2) if (raw[index]!.toLowerCase() === "host") hosts++;
-  return hosts;
+/** Whether the request came over TLS (this server's HTTPS listener). */
+function isEncrypted(req: IncomingMessage): boolean {
+  return (req.socket as { encrypted?: boolean }).encrypted === true;
 }

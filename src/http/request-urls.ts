@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { encodeQuery } from "../domain/notice-envelope.js";
 
@@ -80,13 +81,18 @@ export function hostProblem(req: FastifyRequest): string | undefined {
   const raw = req.raw;
   if (raw.headers.host === undefined && raw.httpVersion !== "1.0")
     return "An HTTP/1.1 request must carry a Host header.";
-  let hosts = 0;
-  for (let index = 0; index < raw.rawHeaders.length; index += 2)
-    if (raw.rawHeaders[index]!.toLowerCase() === "host") hosts++;
-  if (hosts > 1) return "The request carries more than one Host header; send one.";
+  if (hostHeaderCount(raw) > 1) return "The request carries more than one Host header; send one.";
   if (req.host !== "" && !HOST.test(req.host))
     return "The Host header must name a host (letters, digits, '.', '-', '_', or an IP address) and optionally a port.";
   return undefined;
+}
+
+/** How many `Host` headers a request carries (Node keeps the first in `headers.host`). */
+export function hostHeaderCount(raw: IncomingMessage): number {
+  let hosts = 0;
+  for (let index = 0; index < raw.rawHeaders.length; index += 2)
+    if (raw.rawHeaders[index]!.toLowerCase() === "host") hosts++;
+  return hosts;
 }
 
 /**

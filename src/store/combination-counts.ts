@@ -5,6 +5,7 @@ import { VersionedLru } from "./collection-version.js";
 import { filterComplaints, isWholeDays, type StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import { type CountSeries, type CountSeriesFigures, keptSeriesBytes, seriesOf } from "./dimension-counts.js";
+import type { StoredValues } from "./stored-values.js";
 
 /** Hours since the epoch of `created_at`, rounded down also before 1970 (both engines' `/` truncate). */
 const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) % 3600) / 3600`;
@@ -24,12 +25,12 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
  */
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
-  private readonly values = new Map<string, { version: number; values: string[] }>();
 
   /** `maxBytes`: series kept over all combinations (`keptSeriesBytes`); the least recently used go first. */
   constructor(
     private readonly database: Database,
     private readonly version: CollectionVersion,
+    private readonly stored: StoredValues,
     maxBytes = 12 * 1024 * 1024,
   ) {
     this.series = new VersionedLru(maxBytes);
@@ -62,18 +63,16 @@ export class CombinationCounts {
     return this.series.getOrLoad(
       key,
       version,
-      () =>
-        fromCombinationCounts(query) ? this.loadFromCounts(query, version) : this.load(query, walkIndex),
+      () => (fromCombinationCounts(query) ? this.loadFromCounts(query) : this.load(query, walkIndex)),
       keptSeriesBytes,
     );
   }
 
   /** The matches per created day of a query `fromCombinationCounts` accepts. */
-  private async loadFromCounts(query: StoredComplaintQuery, version: number): Promise<CountSeries> {
-    const states = query.state !== undefined ? [query.state] : await this.valuesOf("state", version);
-    const robocalls =
-      query.robocall !== undefined ? [query.robocall] : await this.valuesOf("robocall", version);
-    const subjects = query.subjects ?? (await this.valuesOf("subject", version));
+  private async loadFromCounts(query: StoredComplaintQuery): Promise<CountSeries> {
+    const states = query.state !== undefined ? [query.state] : await this.stored.of("state");
+    const robocalls = query.robocall !== undefined ? [query.robocall] : await this.stored.of("robocall");
+    const subjects = query.subjects ?? (await this.stored.of("subject"));
     if (states.length === 0 || robocalls.length === 0 || subjects.length === 0)
       return seriesOf(SECONDS_PER_DAY, []);
     let select = this.database.db
@@ -88,24 +87,6 @@ export class CombinationCounts {
         .where("created_day", "<=", (query.created.to + 1) / SECONDS_PER_DAY - 1);
     const rows = await select.groupBy("created_day").orderBy("created_day").execute();
     return seriesOf(SECONDS_PER_DAY, rows);
-  }
-
-  /**
-   * Every value a dimension of `complaint_counts` holds (a state's match key, a robocall flag, a
-   * subject as stored), read once per version: the values a combination without that filter sums.
-   */
-  private async valuesOf(dimension: "state" | "robocall" | "subject", version: number): Promise<string[]> {
-    const kept = this.values.get(dimension);
-    if (kept?.version === version) return kept.values;
-    const rows = await this.database.db
-      .selectFrom("complaint_counts")
-      .select("value")
-      .distinct()
-      .where("dimension", "=", dimension)
-      .execute();
-    const values = rows.map((row) => row.value);
-    this.values.set(dimension, { version, values });
-    return values;
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {

@@ -11,7 +11,7 @@ import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { Database } from "./database.js";
 import type { Dimension } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
-import type { SubjectSpellings } from "./subject-spellings.js";
+import type { StoredValues } from "./stored-values.js";
 
 /** The database or a transaction on it. */
 type Reader = Kysely<Schema>;
@@ -84,7 +84,7 @@ export class ComplaintCountStore {
     /** The exact number of complaints in a created range (the list's total, from its counts). */
     private readonly totalCreated: (created: TimeRange | undefined) => Promise<number>,
     /** The stored subjects, kept per version of the complaints and shared with the lists. */
-    private readonly subjects: SubjectSpellings,
+    private readonly stored: StoredValues,
   ) {}
 
   async count(query: ComplaintCountQuery): Promise<CountResult> {
@@ -291,7 +291,9 @@ export class ComplaintCountStore {
    */
   private async groupRows(query: ComplaintCountQuery): Promise<CountResult> {
     const subjects =
-      query.filters.subject === undefined ? undefined : await this.subjects.matching(query.filters.subject);
+      query.filters.subject === undefined
+        ? undefined
+        : await this.stored.subjectsMatching(query.filters.subject);
     if (subjects !== undefined && subjects.length === 0) return { recordTotal: 0, groupTotal: 0, groups: [] };
     const keys = query.by.map((field) => GROUP_EXPRESSIONS[field]);
     const base = () => filtered(this.database.db.selectFrom("complaints"), query.filters, subjects);

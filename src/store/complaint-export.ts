@@ -15,7 +15,7 @@ import type { Database } from "./database.js";
 import { dimensionFor } from "./dimension-counts.js";
 import type { ReadSnapshot } from "./read-snapshot.js";
 import type { Schema } from "./schema.js";
-import { spellingsOf, storedSubjectsQuery } from "./subject-spellings.js";
+import { spellingsOf, storedValuesQuery } from "./stored-values.js";
 
 /**
  * Rows read per statement. Each batch is one short statement (a few milliseconds on an index), so
@@ -73,7 +73,7 @@ async function withSubjects(
   query: ComplaintQuery,
 ): Promise<StoredComplaintQuery | null> {
   if (query.subject === undefined) return query;
-  const stored = (await snapshot.rows(storedSubjectsQuery(db))).map((row) => String(row[0]));
+  const stored = (await snapshot.rows(storedValuesQuery(db, "subject"))).map((row) => String(row[0]));
   const subjects = spellingsOf(stored, query.subject);
   return subjects.length === 0 ? null : { ...query, subjects };
 }

@@ -18,7 +18,7 @@ export const COMPLAINT_COLUMNS = [
 
 /**
  * A complaint query as the store reads it: its `subject` filter (a match key) resolved to the
- * stored subjects it matches (`subjects`, see `subject-spellings.ts`). A query without `subject`
+ * stored subjects it matches (`subjects`, see `stored-values.ts`). A query without `subject`
  * needs nothing resolved.
  */
 export interface StoredComplaintQuery extends ComplaintQuery {

@@ -37,7 +37,7 @@ import {
   type ViolatedWith,
 } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
-import { SubjectSpellings } from "./subject-spellings.js";
+import { StoredValues } from "./stored-values.js";
 
 /** A page of complaints, as rows, and the exact number of complaints the query matches. */
 export interface ComplaintPage {
@@ -102,7 +102,7 @@ export class ComplaintStore {
   private readonly counts: DimensionCounts;
   private readonly combinations: CombinationCounts;
   private readonly groups: ComplaintCountStore;
-  private readonly subjects: SubjectSpellings;
+  private readonly stored: StoredValues;
 
   /** `version`: the complaints' change detection, shared with this process's other caches of them. */
   constructor(
@@ -110,12 +110,12 @@ export class ComplaintStore {
     readonly version: CollectionVersion = new CollectionVersion(database, COMPLAINTS),
   ) {
     this.counts = new DimensionCounts(database, version);
-    this.combinations = new CombinationCounts(database, version);
-    this.subjects = new SubjectSpellings(database, version);
+    this.stored = new StoredValues(database, version);
+    this.combinations = new CombinationCounts(database, version, this.stored);
     this.groups = new ComplaintCountStore(
       database,
       (created) => this.total({ order: "DESC", limit: 0, offset: 0, ...(created ? { created } : {}) }),
-      this.subjects,
+      this.stored,
     );
   }
 
@@ -188,8 +188,13 @@ export class ComplaintStore {
     const query = await this.resolved(wanted);
     if (query === null) return { total: 0, reversed: false };
     const dimension = dimensionFor(query);
-    const walk = await this.walkOf(query, dimension);
-    const total = await this.totalOf(query, dimension);
+    // The plan, the index walked and the total, each worked out once for the page.
+    const violated = await this.violatedPlan(query, dimension);
+    const walk = violated ? [] : await this.walkOf(query, dimension);
+    const total =
+      violated && dimension === null
+        ? violated.series.sumOf(0, violated.series.length)
+        : await this.countedTotal(query, dimension, walk);
     if (query.offset >= total) return { total, reversed: false };
 
     // Near the end, read backwards from the other end instead.
@@ -204,7 +209,6 @@ export class ComplaintStore {
       limit = Math.min(query.limit, total - query.offset);
     }
 
-    const violated = await this.violatedPlan(query, dimension);
     if (violated) {
       const { select, flipped } = await this.violatedPage(violated, order, offset, limit);
       return { total, select, reversed: reversed !== flipped };
@@ -491,7 +495,7 @@ export class ComplaintStore {
    */
   private async resolved(query: ComplaintQuery): Promise<StoredComplaintQuery | null> {
     if (query.subject === undefined) return query;
-    const subjects = await this.subjects.matching(query.subject);
+    const subjects = await this.stored.subjectsMatching(query.subject);
     return subjects.length === 0 ? null : { ...query, subjects };
   }
 
@@ -531,16 +535,28 @@ export class ComplaintStore {
   }
 
   /**
-   * `total` of a resolved query, from its dimension's counts when it has one, else (a combination)
-   * from its hourly counts, counted on the index `walkOf` chooses.
+   * `total` of a resolved query: a violation range's from its plan's counts (`violatedPlan`), else
+   * `countedTotal`.
    */
   private async totalOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<number> {
     if (dimension === null) {
       const violated = await this.violatedPlan(query, dimension);
       if (violated) return violated.series.sumOf(0, violated.series.length);
     }
+    return this.countedTotal(query, dimension, await this.walkOf(query, dimension));
+  }
+
+  /**
+   * The total of a query without a violation plan: from its dimension's counts when it has one,
+   * else (a combination) from its hourly counts, counted on the index led by `walk` (`walkOf`).
+   */
+  private async countedTotal(
+    query: StoredComplaintQuery,
+    dimension: Dimension | null,
+    walk: EqualityColumn[],
+  ): Promise<number> {
     if (countsCombination(query, dimension)) {
-      const series = await this.combinations.of(query, indexLedBy(await this.walkOf(query, dimension)));
+      const series = await this.combinations.of(query, indexLedBy(walk));
       return series.sumOf(0, series.length);
     }
     if (!dimension) return this.countRows(query, query.created);
@@ -874,8 +890,8 @@ function queryOf(dimension: Dimension): StoredComplaintQuery {
 
 /**
  * A violation range's page plan (`ComplaintStore.violatedPlan`): its whole violation days, its
- * matches per created hour (or, with a state, per created day) within its created range, and the
- * state's match key if any.
+ * matches per created hour (or, with a filter, per created day) within its created range, and the
+ * filter if any.
  */
 interface ViolatedPlan {
   days: { first: number; last: number };

@@ -144,13 +144,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       ])
         this.database.sqlite.exec(statement);
     if (this.buildIdIndex) this.database.sqlite.exec(dropIdIndexStatement(this.database.db));
-    this.counts.clear();
-    this.hourCounts.clear();
-    this.stateViolations.clear();
-    this.flagViolations.clear();
-    this.combinations.clear();
-    this.minuteCounts.clear();
-    this.phoneTotals.clear();
+    this.clearPending();
     this.added = 0;
     this.existing = 0;
   }
@@ -281,6 +275,13 @@ export class SqliteComplaintWriter implements ComplaintWriter {
 
   async rollback(): Promise<void> {
     if (!this.open) return;
+    this.clearPending();
+    this.database.sqlite.exec("rollback");
+    this.end();
+  }
+
+  /** Drops every count held and not yet written. */
+  private clearPending(): void {
     this.counts.clear();
     this.hourCounts.clear();
     this.stateViolations.clear();
@@ -288,8 +289,6 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.combinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
-    this.database.sqlite.exec("rollback");
-    this.end();
   }
 
   private end(): void {
