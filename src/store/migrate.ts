@@ -22,6 +22,7 @@ import { areaIndexColumns } from "./migrations/019-area-index-columns.js";
 import { flagViolations } from "./migrations/020-flag-violations.js";
 import { placeViolationDays } from "./migrations/021-place-violation-days.js";
 import { areaViolations } from "./migrations/022-area-violations.js";
+import { flagViolationHours } from "./migrations/023-flag-violation-hours.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -53,6 +54,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["020-flag-violations", flagViolations],
   ["021-place-violation-days", placeViolationDays],
   ["022-area-violations", areaViolations],
+  ["023-flag-violation-hours", flagViolationHours],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -64,6 +64,19 @@ export interface ComplaintFlagViolationTable {
 }
 
 /**
+ * Complaints per robocall flag (`dimension` `robocall`, `value` as stored), hour of `created_at`
+ * (hours since 1970) and day of `violation_at`, kept by the writers with the rows (migration 023):
+ * the hour within a created day that holds a page of the flag with a range of violation days.
+ */
+export interface ComplaintFlagViolationHourTable {
+  dimension: "robocall";
+  value: string;
+  created_hour: number;
+  violation_day: number;
+  count: number;
+}
+
+/**
  * Complaints per state (match key), robocall flag and subject (both as stored) and day of
  * `created_at` (days since 1970), kept by the writers with the rows (migration 018): a combination
  * of those filters has its total and the day that holds an offset from these.
@@ -181,6 +194,7 @@ export interface Schema {
   complaint_minute_counts: ComplaintMinuteCountTable;
   complaint_state_violations: ComplaintStateViolationTable;
   complaint_flag_violations: ComplaintFlagViolationTable;
+  complaint_flag_violation_hours: ComplaintFlagViolationHourTable;
   complaint_combination_counts: ComplaintCombinationCountTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;

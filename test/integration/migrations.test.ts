@@ -44,6 +44,7 @@ const MIGRATION_NAMES = [
   "020-flag-violations",
   "021-place-violation-days",
   "022-area-violations",
+  "023-flag-violation-hours",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -76,6 +77,7 @@ const SQLITE_SCHEMA = [
   `table collection_updates on collection_updates: CREATE TABLE "collection_updates" ("collection" text primary key, "updated_at" integer not null, "version" integer default 0 not null)`,
   `table complaint_combination_counts on complaint_combination_counts: CREATE TABLE "complaint_combination_counts" ("state_key" text not null, "robocall" text not null, "subject" text not null, "created_day" integer not null, "count" integer not null, constraint "complaint_combination_counts_pk" primary key ("state_key", "robocall", "subject", "created_day")) without rowid`,
   `table complaint_counts on complaint_counts: CREATE TABLE "complaint_counts" ("dimension" text not null, "value" text not null, "day" integer not null, "count" integer not null, constraint "complaint_counts_pk" primary key ("dimension", "value", "day")) without rowid`,
+  `table complaint_flag_violation_hours on complaint_flag_violation_hours: CREATE TABLE "complaint_flag_violation_hours" ("dimension" text not null, "value" text not null, "created_hour" integer not null, "violation_day" integer not null, "count" integer not null, constraint "complaint_flag_violation_hours_pk" primary key ("dimension", "value", "created_hour", "violation_day")) without rowid`,
   `table complaint_flag_violations on complaint_flag_violations: CREATE TABLE "complaint_flag_violations" ("dimension" text not null, "value" text not null, "created_day" integer not null, "violation_day" integer not null, "count" integer not null, constraint "complaint_flag_violations_pk" primary key ("dimension", "value", "created_day", "violation_day")) without rowid`,
   `table complaint_hour_counts on complaint_hour_counts: CREATE TABLE "complaint_hour_counts" ("dimension" text not null, "value" text not null, "hour" integer not null, "count" integer not null, constraint "complaint_hour_counts_pk" primary key ("dimension", "value", "hour")) without rowid`,
   `table complaint_minute_counts on complaint_minute_counts: CREATE TABLE "complaint_minute_counts" ("minute" integer primary key, "count" integer not null)`,
@@ -98,6 +100,7 @@ const POSTGRES_SCHEMA = [
   `table collection_updates (collection text not null, updated_at bigint not null, version integer not null default 0)`,
   `table complaint_combination_counts (state_key text not null, robocall text not null, subject text not null, created_day integer not null, count integer not null)`,
   `table complaint_counts (dimension text not null, value text not null, day integer not null, count integer not null)`,
+  `table complaint_flag_violation_hours (dimension text not null, value text not null, created_hour integer not null, violation_day integer not null, count integer not null)`,
   `table complaint_flag_violations (dimension text not null, value text not null, created_day integer not null, violation_day integer not null, count integer not null)`,
   `table complaint_hour_counts (dimension text not null, value text not null, hour integer not null, count integer not null)`,
   `table complaint_minute_counts (minute integer not null, count integer not null)`,
@@ -115,6 +118,7 @@ const POSTGRES_SCHEMA = [
   `constraint collection_updates.collection_updates_pkey: PRIMARY KEY (collection)`,
   `constraint complaint_combination_counts.complaint_combination_counts_pk: PRIMARY KEY (state_key, robocall, subject, created_day)`,
   `constraint complaint_counts.complaint_counts_pk: PRIMARY KEY (dimension, value, day)`,
+  `constraint complaint_flag_violation_hours.complaint_flag_violation_hours_pk: PRIMARY KEY (dimension, value, created_hour, violation_day)`,
   `constraint complaint_flag_violations.complaint_flag_violations_pk: PRIMARY KEY (dimension, value, created_day, violation_day)`,
   `constraint complaint_hour_counts.complaint_hour_counts_pk: PRIMARY KEY (dimension, value, hour)`,
   `constraint complaint_minute_counts.complaint_minute_counts_pkey: PRIMARY KEY (minute)`,
@@ -134,6 +138,7 @@ const POSTGRES_SCHEMA = [
   `index complaint_combination_counts_pk: CREATE UNIQUE INDEX complaint_combination_counts_pk ON public.complaint_combination_counts USING btree (state_key, robocall, subject, created_day)`,
   `index complaint_counts_by_day: CREATE INDEX complaint_counts_by_day ON public.complaint_counts USING btree (dimension, day, value, count)`,
   `index complaint_counts_pk: CREATE UNIQUE INDEX complaint_counts_pk ON public.complaint_counts USING btree (dimension, value, day)`,
+  `index complaint_flag_violation_hours_pk: CREATE UNIQUE INDEX complaint_flag_violation_hours_pk ON public.complaint_flag_violation_hours USING btree (dimension, value, created_hour, violation_day)`,
   `index complaint_flag_violations_pk: CREATE UNIQUE INDEX complaint_flag_violations_pk ON public.complaint_flag_violations USING btree (dimension, value, created_day, violation_day)`,
   `index complaint_hour_counts_by_hour: CREATE INDEX complaint_hour_counts_by_hour ON public.complaint_hour_counts USING btree (dimension, hour, value, count)`,
   `index complaint_hour_counts_pk: CREATE UNIQUE INDEX complaint_hour_counts_pk ON public.complaint_hour_counts USING btree (dimension, value, hour)`,

@@ -21,7 +21,7 @@ type Row = {
   subject: string;
   area_code: string;
 };
-type Counted = "violated_on" | "state_violated_on" | "flag_violated_on";
+type Counted = "violated_on" | "state_violated_on" | "flag_violated_on" | "flag_violated_hours";
 
 const DAY = 86_400;
 
@@ -54,7 +54,9 @@ async function storedRows(location: string): Promise<Row[]> {
  * Complaints per violation day and created hour (`violated_on`), or per violation day and state
  * and created day (`state_violated_on`, the rows of `complaint_state_violations`), or per violation
  * day, robocall flag, subject or area code and created day (`flag_violated_on`, the rows of
- * `complaint_flag_violations`), counted here from the stored rows.
+ * `complaint_flag_violations`), or per violation day, robocall flag and created hour
+ * (`flag_violated_hours`, the rows of `complaint_flag_violation_hours`), counted here from the
+ * stored rows.
  */
 async function expectedViolatedOn(
   location: string,
@@ -68,15 +70,19 @@ async function expectedViolatedOn(
         ? [day]
         : dimension === "state_violated_on"
           ? [`${day}:${row.state_key}`]
-          : [
-              `${day}:robocall:${row.robocall}`,
-              `${day}:subject:${row.subject}`,
-              `${day}:area:${row.area_code}`,
-            ];
+          : dimension === "flag_violated_hours"
+            ? [`${day}:robocall:${row.robocall}`]
+            : [
+                `${day}:robocall:${row.robocall}`,
+                `${day}:subject:${row.subject}`,
+                `${day}:area:${row.area_code}`,
+              ];
     for (const value of values) {
       const key = JSON.stringify([
         value,
-        Math.floor(row.created_at / (dimension === "violated_on" ? 3600 : DAY)),
+        Math.floor(
+          row.created_at / (dimension === "violated_on" || dimension === "flag_violated_hours" ? 3600 : DAY),
+        ),
       ]);
       counts.set(key, (counts.get(key) ?? 0) + 1);
     }
@@ -109,6 +115,17 @@ async function storedViolatedOn(location: string, dimension: Counted = "violated
       return rows.map((row) => ({
         value: `${row.violation_day}:${row.dimension}:${row.value}`,
         hour: Number(row.created_day),
+        count: Number(row.count),
+      }));
+    }
+    if (dimension === "flag_violated_hours") {
+      const rows = await database.db
+        .selectFrom("complaint_flag_violation_hours")
+        .select(["dimension", "value", "created_hour", "violation_day", "count"])
+        .execute();
+      return rows.map((row) => ({
+        value: `${row.violation_day}:${row.dimension}:${row.value}`,
+        hour: Number(row.created_hour),
         count: Number(row.count),
       }));
     }
@@ -167,7 +184,12 @@ for (const dialect of DIALECTS) {
 
     it("are kept by imports, into an empty table and onto existing rows", async () => {
       await importEach(db, files);
-      for (const dimension of ["violated_on", "state_violated_on", "flag_violated_on"] as const) {
+      for (const dimension of [
+        "violated_on",
+        "state_violated_on",
+        "flag_violated_on",
+        "flag_violated_hours",
+      ] as const) {
         const expected = await expectedViolatedOn(db, dimension);
         assert.ok(expected.length > 500);
         assert.deepEqual(
@@ -222,6 +244,13 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(
         (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
         (await expectedViolatedOn(db, "flag_violated_on")).sort(byKey),
+      );
+      await migrateAgain(db, "023-flag-violation-hours", async (kysely) => {
+        await kysely.schema.dropTable("complaint_flag_violation_hours").execute();
+      });
+      assert.deepEqual(
+        (await storedViolatedOn(db, "flag_violated_hours")).sort(byKey),
+        (await expectedViolatedOn(db, "flag_violated_hours")).sort(byKey),
       );
     });
 

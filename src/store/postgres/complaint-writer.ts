@@ -136,6 +136,11 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         ) as flags group by 1, 2, 3, 4
         on conflict (dimension, value, created_day, violation_day)
           do update set count = complaint_flag_violations.count + excluded.count
+      ), flag_violation_hours as (
+        insert into complaint_flag_violation_hours (dimension, value, created_hour, violation_day, count)
+        select 'robocall', robocall, ${hour("created_at")}, violation_day, count(*) from added group by 2, 3, 4
+        on conflict (dimension, value, created_hour, violation_day)
+          do update set count = complaint_flag_violation_hours.count + excluded.count
       ), combinations as (
         insert into complaint_combination_counts (state_key, robocall, subject, created_day, count)
         select state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4

@@ -54,6 +54,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly minuteCountStatement: BetterSqlite3.Statement;
   private readonly stateViolationStatement: BetterSqlite3.Statement;
   private readonly flagViolationStatement: BetterSqlite3.Statement;
+  private readonly flagViolationHourStatement: BetterSqlite3.Statement;
   private readonly combinationStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
@@ -68,6 +69,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   /** Complaints added per robocall flag, subject or area code, created day and violation day, not yet written. */
   private readonly flagViolations = new NestedTally<
     [dimension: "robocall" | "subject" | "area", value: string, createdDay: number, violationDay: number]
+  >();
+  /** Complaints added per robocall flag, created hour and violation day, not yet written. */
+  private readonly flagViolationHours = new NestedTally<
+    [value: string, createdHour: number, violationDay: number]
   >();
   /** Complaints added per state, robocall flag, subject and created day, not yet written. */
   private readonly combinations = new NestedTally<
@@ -112,6 +117,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.flagViolationStatement = database.sqlite.prepare(
       `insert into complaint_flag_violations (dimension, value, created_day, violation_day, count) values (?, ?, ?, ?, ?)
         on conflict (dimension, value, created_day, violation_day) do update set count = count + excluded.count`,
+    );
+    this.flagViolationHourStatement = database.sqlite.prepare(
+      `insert into complaint_flag_violation_hours (dimension, value, created_hour, violation_day, count)
+        values ('robocall', ?, ?, ?, ?)
+        on conflict (dimension, value, created_hour, violation_day) do update set count = count + excluded.count`,
     );
     this.combinationStatement = database.sqlite.prepare(
       `insert into complaint_combination_counts (state_key, robocall, subject, created_day, count) values (?, ?, ?, ?, ?)
@@ -181,6 +191,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.flagViolations.add("robocall", complaint.robocall, createdDay, violationDay);
       this.flagViolations.add("subject", complaint.subject, createdDay, violationDay);
       this.flagViolations.add("area", complaint.areaCode, createdDay, violationDay);
+      this.flagViolationHours.add(
+        complaint.robocall,
+        Math.floor(complaint.createdAt / SECONDS_PER_HOUR),
+        violationDay,
+      );
       this.combinations.add(stateKey, complaint.robocall, complaint.subject, createdDay);
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
@@ -197,6 +212,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         this.hourCounts.size +
         this.stateViolations.size +
         this.flagViolations.size +
+        this.flagViolationHours.size +
         this.combinations.size +
         this.minuteCounts.size +
         this.phoneTotals.size >=
@@ -220,6 +236,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.flagViolationStatement.run(dimension, value, createdDay, violationDay, count);
     });
     this.flagViolations.clear();
+    this.flagViolationHours.forEach(([value, createdHour, violationDay], count) => {
+      this.flagViolationHourStatement.run(value, createdHour, violationDay, count);
+    });
+    this.flagViolationHours.clear();
     this.combinations.forEach(([stateKey, robocall, subject, createdDay], count) => {
       this.combinationStatement.run(stateKey, robocall, subject, createdDay, count);
     });
@@ -286,6 +306,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.hourCounts.clear();
     this.stateViolations.clear();
     this.flagViolations.clear();
+    this.flagViolationHours.clear();
     this.combinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
