@@ -326,9 +326,17 @@ export class ComplaintStore {
     dimension: Dimension | null,
   ): Promise<ViolatedPlan | undefined> {
     const { created } = query;
+    // A state with the robocall flag is counted as one filter (`ViolatedWith.robocall`).
+    const stateWithFlag = query.state !== undefined && query.robocall !== undefined;
     const filters = [
-      query.state === undefined ? undefined : ({ dimension: "state", values: [query.state] } as const),
-      query.robocall === undefined
+      query.state === undefined
+        ? undefined
+        : ({
+            dimension: "state",
+            values: [query.state],
+            ...(stateWithFlag ? { robocall: query.robocall } : {}),
+          } as const),
+      query.robocall === undefined || stateWithFlag
         ? undefined
         : ({ dimension: "robocall", values: [query.robocall] } as const),
       query.subjects === undefined ? undefined : ({ dimension: "subject", values: query.subjects } as const),
@@ -440,15 +448,20 @@ export class ComplaintStore {
    */
   private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
-    { dimension, values }: ViolatedWith,
+    { dimension, values, robocall }: ViolatedWith,
     days: { first: number; last: number },
     window: TimeRange,
   ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
     const column = FILTER_COLUMNS[dimension];
-    const onFilterIndex = keys
-      .where(column, "in", [...values])
-      .where(sql`+violation_day`, ">=", days.first)
-      .where(sql`+violation_day`, "<=", days.last);
+    // A state's index holds each entry's robocall flag (migration 021).
+    const flagged = <Q extends SelectQueryBuilder<Schema, "complaints", O>>(select: Q): Q =>
+      robocall === undefined ? select : (select.where(sql`robocall || ''`, "=", robocall) as Q);
+    const onFilterIndex = flagged(
+      keys
+        .where(column, "in", [...values])
+        .where(sql`+violation_day`, ">=", days.first)
+        .where(sql`+violation_day`, "<=", days.last),
+    );
     if (window.to + 1 - window.from <= FILTER_WALK_DAYS_MAX * SECONDS_PER_DAY) return onFilterIndex;
     // The window is whole days (`violatedWith`'s buckets).
     const firstDay = Math.floor(window.from / SECONDS_PER_DAY);
@@ -465,9 +478,11 @@ export class ComplaintStore {
       Math.floor(window.to / SECONDS_PER_HOUR),
     );
     return dayEntries * ROW_READ_COST < filterEntries
-      ? keys
-          .where("violation_day", "in", daysFrom(days.first, days.last))
-          .where(sql`${sql.ref(column)} || ''`, "in", [...values])
+      ? flagged(
+          keys
+            .where("violation_day", "in", daysFrom(days.first, days.last))
+            .where(sql`${sql.ref(column)} || ''`, "in", [...values]),
+        )
       : onFilterIndex;
   }
 

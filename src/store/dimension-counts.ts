@@ -181,6 +181,16 @@ export class NestedTally<Keys extends ReadonlyArray<string | number>> {
 export interface ViolatedWith {
   dimension: "state" | "robocall" | "subject" | "area";
   values: readonly string[];
+  /**
+   * With a state: only its complaints of this robocall flag (as stored), counted in
+   * `complaint_flag_violations` as dimension `state_robocall` (migration 024).
+   */
+  robocall?: string;
+}
+
+/** The `complaint_flag_violations` value of a state (match key) with a robocall flag (as stored). */
+export function stateRobocallValue(stateKey: string, robocall: string): string {
+  return `${stateKey}\u001f${robocall}`;
 }
 
 /**
@@ -473,9 +483,9 @@ export class DimensionCounts {
    */
   async violatedWith(filter: ViolatedWith, firstDay: number, lastDay: number): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const { dimension, values } = filter;
+    const { dimension, values, robocall } = filter;
     return this.series.getOrLoad(
-      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${firstDay}\u0000${lastDay}`,
+      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${robocall ?? ""}\u0000${firstDay}\u0000${lastDay}`,
       version,
       async () => {
         const days = new Set<number>();
@@ -486,12 +496,21 @@ export class DimensionCounts {
         if (days.size === 0) return seriesOf(SECONDS_PER_DAY, []);
         const db = this.database.db;
         const cells =
-          dimension === "state"
-            ? db.selectFrom("complaint_state_violations").where("state_key", "in", values)
-            : db
+          robocall !== undefined
+            ? db
                 .selectFrom("complaint_flag_violations")
-                .where("dimension", "=", dimension)
-                .where("value", "in", values);
+                .where("dimension", "=", "state_robocall")
+                .where(
+                  "value",
+                  "in",
+                  values.map((stateKey) => stateRobocallValue(stateKey, robocall)),
+                )
+            : dimension === "state"
+              ? db.selectFrom("complaint_state_violations").where("state_key", "in", values)
+              : db
+                  .selectFrom("complaint_flag_violations")
+                  .where("dimension", "=", dimension)
+                  .where("value", "in", values);
         // Both tables have the columns the sum reads: typed as the first, it is the same statement over either.
         const rows = await (cells as SelectQueryBuilder<Schema, "complaint_state_violations", object>)
           .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])

@@ -23,6 +23,7 @@ import { flagViolations } from "./migrations/020-flag-violations.js";
 import { placeViolationDays } from "./migrations/021-place-violation-days.js";
 import { areaViolations } from "./migrations/022-area-violations.js";
 import { flagViolationHours } from "./migrations/023-flag-violation-hours.js";
+import { stateRobocallViolations } from "./migrations/024-state-robocall-violations.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -55,6 +56,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["021-place-violation-days", placeViolationDays],
   ["022-area-violations", areaViolations],
   ["023-flag-violation-hours", flagViolationHours],
+  ["024-state-robocall-violations", stateRobocallViolations],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -50,13 +50,14 @@ export interface ComplaintStateViolationTable {
 
 /**
  * Complaints per robocall flag, subject or area code (`dimension` `robocall`, `subject` or `area`,
- * `value` as stored), day of `created_at` and day of `violation_at` (days since 1970), kept by the
- * writers with the rows (migrations 020 and 022): as `complaint_state_violations` for a state, the
- * flag, a subject or an area code with a range of violation days has its matches per created day
- * from these.
+ * `value` as stored), or per state with the flag (`state_robocall`, `value` the state's match key
+ * and the flag joined by U+001F), day of `created_at` and day of `violation_at` (days since 1970),
+ * kept by the writers with the rows (migrations 020, 022 and 024): as `complaint_state_violations`
+ * for a state, the flag, a subject, an area code or a state with the flag with a range of
+ * violation days has its matches per created day from these.
  */
 export interface ComplaintFlagViolationTable {
-  dimension: "robocall" | "subject" | "area";
+  dimension: "robocall" | "subject" | "area" | "state_robocall";
   value: string;
   created_day: number;
   violation_day: number;

@@ -45,6 +45,7 @@ const MIGRATION_NAMES = [
   "021-place-violation-days",
   "022-area-violations",
   "023-flag-violation-hours",
+  "024-state-robocall-violations",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */

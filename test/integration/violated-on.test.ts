@@ -76,6 +76,7 @@ async function expectedViolatedOn(
                 `${day}:robocall:${row.robocall}`,
                 `${day}:subject:${row.subject}`,
                 `${day}:area:${row.area_code}`,
+                `${day}:state_robocall:${row.state_key}\u001f${row.robocall}`,
               ];
     for (const value of values) {
       const key = JSON.stringify([
@@ -219,8 +220,10 @@ for (const dialect of DIALECTS) {
         (await expectedViolatedOn(db, "state_violated_on")).sort(byKey),
       );
       await migrateAgain(db, "020-flag-violations", async (kysely) => {
-        // 022 adds its rows to 020's table: both run again.
-        await sql`delete from kysely_migration where name = '022-area-violations'`.execute(kysely);
+        // 022 and 024 add their rows to 020's table: all three run again.
+        await sql`delete from kysely_migration where name in ('022-area-violations', '024-state-robocall-violations')`.execute(
+          kysely,
+        );
         await kysely.schema.dropTable("complaint_flag_violations").execute();
         for (const [index, column] of [
           ["complaints_robocall", "robocall"],
@@ -240,6 +243,16 @@ for (const dialect of DIALECTS) {
       );
       await migrateAgain(db, "022-area-violations", async (kysely) => {
         await kysely.deleteFrom("complaint_flag_violations").where("dimension", "=", "area").execute();
+      });
+      assert.deepEqual(
+        (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
+        (await expectedViolatedOn(db, "flag_violated_on")).sort(byKey),
+      );
+      await migrateAgain(db, "024-state-robocall-violations", async (kysely) => {
+        await kysely
+          .deleteFrom("complaint_flag_violations")
+          .where("dimension", "=", "state_robocall")
+          .execute();
       });
       assert.deepEqual(
         (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
@@ -285,6 +298,11 @@ for (const dialect of DIALECTS) {
           parameter: `state=${encodeURIComponent(row.state)}`,
           matches: (other) => other.state_key === row.state_key,
         });
+        const stateWithFlag = (row: Row, flag: string): Filter => ({
+          parameter: `state=${encodeURIComponent(row.state)}&is_robocall=${flag === "Y"}`,
+          matches: (other) =>
+            other.state_key === row.state_key && other.robocall === (flag === "Y" ? "Y" : "N"),
+        });
         const texas: Filter = { parameter: "state=Texas", matches: (row) => row.state_key === "texas" };
         const robocall = (flag: boolean): Filter => ({
           parameter: `is_robocall=${flag}`,
@@ -310,6 +328,10 @@ for (const dialect of DIALECTS) {
           ),
           ...[robocall(true), robocall(false), subject, area].flatMap((filter) =>
             ranges.map((range) => ({ range, filter })),
+          ),
+          // A state with the flag, counted as one filter (the most common state, and one with few).
+          ...[states[0]!, few].flatMap((list) =>
+            ranges.map((range) => ({ range, filter: stateWithFlag(list[0]!, list[0]!.robocall) })),
           ),
           ...ranges.map((range) => ({ range, filter: undefined })),
           { range: { from: SPARSE_DAY, to: SPARSE_DAY }, filter: texas },

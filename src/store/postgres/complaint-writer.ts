@@ -133,6 +133,8 @@ export class PostgresComplaintWriter implements ComplaintWriter {
           select 'robocall' as dimension, robocall as value, ${day("created_at")} as created_day, violation_day from added
           union all select 'subject', subject, ${day("created_at")}, violation_day from added
           union all select 'area', area_code, ${day("created_at")}, violation_day from added
+          union all select 'state_robocall', state_key || chr(31) || robocall, ${day("created_at")}, violation_day
+            from added
         ) as flags group by 1, 2, 3, 4
         on conflict (dimension, value, created_day, violation_day)
           do update set count = complaint_flag_violations.count + excluded.count

@@ -15,7 +15,13 @@ import {
 } from "../complaint-indexes.js";
 import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
-import { DAILY_DIMENSIONS, DimensionTally, HOURLY_DIMENSIONS, NestedTally } from "../dimension-counts.js";
+import {
+  DAILY_DIMENSIONS,
+  DimensionTally,
+  HOURLY_DIMENSIONS,
+  NestedTally,
+  stateRobocallValue,
+} from "../dimension-counts.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
 
 /** Distinct (dimension, value, day or hour) counts and caller numbers held before they are written out. */
@@ -66,9 +72,14 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly stateViolations = new NestedTally<
     [stateKey: string, createdDay: number, violationDay: number]
   >();
-  /** Complaints added per robocall flag, subject or area code, created day and violation day, not yet written. */
+  /** Complaints added per robocall flag, subject, area code or state with the flag, created day and violation day, not yet written. */
   private readonly flagViolations = new NestedTally<
-    [dimension: "robocall" | "subject" | "area", value: string, createdDay: number, violationDay: number]
+    [
+      dimension: "robocall" | "subject" | "area" | "state_robocall",
+      value: string,
+      createdDay: number,
+      violationDay: number,
+    ]
   >();
   /** Complaints added per robocall flag, created hour and violation day, not yet written. */
   private readonly flagViolationHours = new NestedTally<
@@ -191,6 +202,12 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.flagViolations.add("robocall", complaint.robocall, createdDay, violationDay);
       this.flagViolations.add("subject", complaint.subject, createdDay, violationDay);
       this.flagViolations.add("area", complaint.areaCode, createdDay, violationDay);
+      this.flagViolations.add(
+        "state_robocall",
+        stateRobocallValue(stateKey, complaint.robocall),
+        createdDay,
+        violationDay,
+      );
       this.flagViolationHours.add(
         complaint.robocall,
         Math.floor(complaint.createdAt / SECONDS_PER_HOUR),
