@@ -21,7 +21,8 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
  * A combination of only a state, the robocall flag and a subject (with no created range, or one of
  * whole days) is not counted on rows: its matches per created day are summed from
  * `complaint_combination_counts` (migration 018) in one statement, and a page skips rows within
- * the day that holds it.
+ * the day that holds it; with an area code besides, from `complaint_area_combination_counts`
+ * (migration 025).
  */
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
@@ -70,6 +71,7 @@ export class CombinationCounts {
 
   /** The matches per created day of a query `fromCombinationCounts` accepts. */
   private async loadFromCounts(query: StoredComplaintQuery): Promise<CountSeries> {
+    if (query.areaCode !== undefined) return this.loadFromAreaCounts(query, query.areaCode);
     const states = query.state !== undefined ? [query.state] : await this.stored.of("state");
     const robocalls = query.robocall !== undefined ? [query.robocall] : await this.stored.of("robocall");
     const subjects = query.subjects ?? (await this.stored.of("subject"));
@@ -81,6 +83,27 @@ export class CombinationCounts {
       .where("state_key", "in", states)
       .where("robocall", "in", robocalls)
       .where("subject", "in", [...subjects]);
+    if (query.created)
+      select = select
+        .where("created_day", ">=", query.created.from / SECONDS_PER_DAY)
+        .where("created_day", "<=", (query.created.to + 1) / SECONDS_PER_DAY - 1);
+    const rows = await select.groupBy("created_day").orderBy("created_day").execute();
+    return seriesOf(SECONDS_PER_DAY, rows);
+  }
+
+  /**
+   * The matches per created day of an area code with any of a state, the robocall flag and a
+   * subject: the rows of the area code in `complaint_area_combination_counts`, those of the other
+   * filters summed.
+   */
+  private async loadFromAreaCounts(query: StoredComplaintQuery, areaCode: string): Promise<CountSeries> {
+    let select = this.database.db
+      .selectFrom("complaint_area_combination_counts")
+      .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
+      .where("area_code", "=", areaCode);
+    if (query.state !== undefined) select = select.where("state_key", "=", query.state);
+    if (query.robocall !== undefined) select = select.where("robocall", "=", query.robocall);
+    if (query.subjects !== undefined) select = select.where("subject", "in", [...query.subjects]);
     if (query.created)
       select = select
         .where("created_day", ">=", query.created.from / SECONDS_PER_DAY)
@@ -115,13 +138,13 @@ export class CombinationCounts {
 
 /**
  * Whether a query's combination is counted in `complaint_combination_counts`: only a state, the
- * robocall flag and a subject among its filters, and no created range or one of whole days.
+ * robocall flag and a subject among its filters, and no created range or one of whole days; or,
+ * with an area code besides, in `complaint_area_combination_counts`.
  */
 function fromCombinationCounts(query: StoredComplaintQuery): boolean {
   const created = query.created;
   return (
     query.city === undefined &&
-    query.areaCode === undefined &&
     query.phone === undefined &&
     query.violation === undefined &&
     (created === undefined || isWholeDays(created))

@@ -24,6 +24,7 @@ import { placeViolationDays } from "./migrations/021-place-violation-days.js";
 import { areaViolations } from "./migrations/022-area-violations.js";
 import { flagViolationHours } from "./migrations/023-flag-violation-hours.js";
 import { stateRobocallViolations } from "./migrations/024-state-robocall-violations.js";
+import { areaCombinationCounts } from "./migrations/025-area-combination-counts.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -57,6 +58,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["022-area-violations", areaViolations],
   ["023-flag-violation-hours", flagViolationHours],
   ["024-state-robocall-violations", stateRobocallViolations],
+  ["025-area-combination-counts", areaCombinationCounts],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -90,6 +90,20 @@ export interface ComplaintCombinationCountTable {
   count: number;
 }
 
+/**
+ * Complaints per area code, state (match key), robocall flag and subject (both as stored) and day
+ * of `created_at`, kept by the writers with the rows (migration 025): a combination of an area
+ * code with any of the other three has its matches per created day from these.
+ */
+export interface ComplaintAreaCombinationCountTable {
+  area_code: string;
+  state_key: string;
+  robocall: string;
+  subject: string;
+  created_day: number;
+  count: number;
+}
+
 /** All complaints per minute of `created_at`; `minute` is minutes since the epoch (migration 016). */
 export interface ComplaintMinuteCountTable {
   minute: number;
@@ -197,6 +211,7 @@ export interface Schema {
   complaint_flag_violations: ComplaintFlagViolationTable;
   complaint_flag_violation_hours: ComplaintFlagViolationHourTable;
   complaint_combination_counts: ComplaintCombinationCountTable;
+  complaint_area_combination_counts: ComplaintAreaCombinationCountTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

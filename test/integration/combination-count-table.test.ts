@@ -15,6 +15,7 @@ type Row = {
   state_key: string;
   robocall: string;
   subject: string;
+  area_code: string;
 };
 
 async function storedRows(location: string): Promise<Row[]> {
@@ -22,7 +23,7 @@ async function storedRows(location: string): Promise<Row[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["id", "created_at", "state", "state_key", "robocall", "subject"])
+      .select(["id", "created_at", "state", "state_key", "robocall", "subject", "area_code"])
       .execute();
     return rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
   } finally {
@@ -30,19 +31,38 @@ async function storedRows(location: string): Promise<Row[]> {
   }
 }
 
-/** Complaints per state, robocall flag, subject and created day, counted here from the stored rows. */
-async function expectedCounts(location: string): Promise<string[]> {
+/**
+ * Complaints per state, robocall flag, subject and created day (with `area`, per area code too),
+ * counted here from the stored rows.
+ */
+async function expectedCounts(location: string, area = false): Promise<string[]> {
   const counts = new Map<string, number>();
   for (const row of await storedRows(location)) {
-    const key = JSON.stringify([row.state_key, row.robocall, row.subject, Math.floor(row.created_at / DAY)]);
+    const key = JSON.stringify([
+      ...(area ? [row.area_code] : []),
+      row.state_key,
+      row.robocall,
+      row.subject,
+      Math.floor(row.created_at / DAY),
+    ]);
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts].map(([key, count]) => `${key} ${count}`).sort();
 }
 
-async function storedCounts(location: string): Promise<string[]> {
+/** The rows of `complaint_combination_counts`, or with `area` of `complaint_area_combination_counts`. */
+async function storedCounts(location: string, area = false): Promise<string[]> {
   const database = openDatabase(location);
   try {
+    if (area) {
+      const rows = await database.db.selectFrom("complaint_area_combination_counts").selectAll().execute();
+      return rows
+        .map(
+          (row) =>
+            `${JSON.stringify([row.area_code, row.state_key, row.robocall, row.subject, Number(row.created_day)])} ${Number(row.count)}`,
+        )
+        .sort();
+    }
     const rows = await database.db.selectFrom("complaint_combination_counts").selectAll().execute();
     return rows
       .map(
@@ -62,7 +82,7 @@ const newestFirst = (a: Row, b: Row) =>
 const dayText = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
 for (const dialect of DIALECTS) {
-  describe(`combinations of state, robocall flag and subject: counts per created day (${dialect})`, () => {
+  describe(`combinations of state, robocall flag, subject and area code: counts per created day (${dialect})`, () => {
     let db: string;
     let files: string[];
 
@@ -76,6 +96,7 @@ for (const dialect of DIALECTS) {
       const expected = await expectedCounts(db);
       assert.ok(expected.length > 1000, `${expected.length} counts`);
       assert.deepEqual(await storedCounts(db), expected);
+      assert.deepEqual(await storedCounts(db, true), await expectedCounts(db, true));
     });
 
     it("are computed for a database made before them", async () => {
@@ -83,6 +104,10 @@ for (const dialect of DIALECTS) {
         await kysely.schema.dropTable("complaint_combination_counts").execute();
       });
       assert.deepEqual(await storedCounts(db), await expectedCounts(db));
+      await migrateAgain(db, "025-area-combination-counts", async (kysely) => {
+        await kysely.schema.dropTable("complaint_area_combination_counts").execute();
+      });
+      assert.deepEqual(await storedCounts(db, true), await expectedCounts(db, true));
     });
 
     it("answer every combination of them with the exact total and page, in both orders, at any offset", async () => {
@@ -90,13 +115,21 @@ for (const dialect of DIALECTS) {
       const server = await startTestServer({ db });
       try {
         const rows = (await storedRows(db)).sort(newestFirst);
-        const biggest = (field: "state" | "subject") => {
+        const biggest = (field: "state" | "subject" | "area_code") => {
           const tally = new Map<string, number>();
           for (const row of rows) tally.set(row[field], (tally.get(row[field]) ?? 0) + 1);
           return [...tally].sort((a, b) => b[1] - a[1])[0]![0];
         };
         const state = biggest("state");
         const subject = biggest("subject");
+        const areaCode = biggest("area_code");
+        // The state most of the area code's complaints give.
+        const areaState = (() => {
+          const tally = new Map<string, number>();
+          for (const row of rows)
+            if (row.area_code === areaCode) tally.set(row.state, (tally.get(row.state) ?? 0) + 1);
+          return [...tally].sort((a, b) => b[1] - a[1])[0]![0];
+        })();
         const days = rows.map((row) => Math.floor(row.created_at / DAY));
         const firstDay = Math.min(...days);
         const created = { from: (firstDay + 3) * DAY, to: (firstDay + 9) * DAY - 1 };
@@ -127,7 +160,48 @@ for (const dialect of DIALECTS) {
               row.created_at >= created.from &&
               row.created_at <= created.to,
           },
+          // An area code with the others (`complaint_area_combination_counts`).
+          {
+            parameters: { area_code: areaCode, state: areaState },
+            test: (row) => row.area_code === areaCode && row.state === areaState,
+          },
+          {
+            parameters: { area_code: areaCode, is_robocall: "true" },
+            test: (row) => row.area_code === areaCode && row.robocall === "Y",
+          },
+          {
+            parameters: { area_code: areaCode, subject: subject.toUpperCase() },
+            test: (row) => row.area_code === areaCode && row.subject === subject,
+          },
+          {
+            parameters: { area_code: areaCode, state: areaState, is_robocall: "true" },
+            test: (row) => row.area_code === areaCode && row.state === areaState && row.robocall === "Y",
+          },
+          {
+            parameters: {
+              area_code: areaCode,
+              state: areaState,
+              created_date_from: dayText(created.from),
+              created_date_to: dayText(created.to + 6 * DAY),
+            },
+            test: (row) =>
+              row.area_code === areaCode &&
+              row.state === areaState &&
+              row.created_at >= created.from &&
+              row.created_at <= created.to + 6 * DAY,
+          },
         ];
+        // An area code with a state other than its own: few or no complaints, counted as exactly.
+        for (const other of [state, "Texas", "Vermont"]) {
+          if (other === areaState) continue;
+          const query = new URLSearchParams({ area_code: areaCode, state: other, is_robocall: "true" });
+          const res = await server.get(`/v0/dnc-complaints?${query}`, { "X-Api-Key": key });
+          assert.equal(res.status, 200, res.body);
+          const matching = rows.filter(
+            (row) => row.area_code === areaCode && row.state === other && row.robocall === "Y",
+          );
+          assert.equal(res.json().meta["record-total"], matching.length, query.toString());
+        }
         for (const { parameters, test } of cases) {
           const matching = rows.filter(test);
           assert.ok(matching.length > 30, `${matching.length} complaints for ${JSON.stringify(parameters)}`);

@@ -148,6 +148,11 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         select state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4
         on conflict (state_key, robocall, subject, created_day)
           do update set count = complaint_combination_counts.count + excluded.count
+      ), area_combinations as (
+        insert into complaint_area_combination_counts (area_code, state_key, robocall, subject, created_day, count)
+        select area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
+        on conflict (area_code, state_key, robocall, subject, created_day)
+          do update set count = complaint_area_combination_counts.count + excluded.count
       ), counted_minutes as (
         insert into complaint_minute_counts (minute, count)
         select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1

@@ -62,6 +62,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly flagViolationStatement: BetterSqlite3.Statement;
   private readonly flagViolationHourStatement: BetterSqlite3.Statement;
   private readonly combinationStatement: BetterSqlite3.Statement;
+  private readonly areaCombinationStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
@@ -88,6 +89,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   /** Complaints added per state, robocall flag, subject and created day, not yet written. */
   private readonly combinations = new NestedTally<
     [stateKey: string, robocall: string, subject: string, createdDay: number]
+  >();
+  /** Complaints added per area code, state, robocall flag, subject and created day, not yet written. */
+  private readonly areaCombinations = new NestedTally<
+    [areaCode: string, stateKey: string, robocall: string, subject: string, createdDay: number]
   >();
   /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
   private readonly minuteCounts = new Map<number, number>();
@@ -137,6 +142,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.combinationStatement = database.sqlite.prepare(
       `insert into complaint_combination_counts (state_key, robocall, subject, created_day, count) values (?, ?, ?, ?, ?)
         on conflict (state_key, robocall, subject, created_day) do update set count = count + excluded.count`,
+    );
+    this.areaCombinationStatement = database.sqlite.prepare(
+      `insert into complaint_area_combination_counts (area_code, state_key, robocall, subject, created_day, count)
+        values (?, ?, ?, ?, ?, ?)
+        on conflict (area_code, state_key, robocall, subject, created_day) do update set count = count + excluded.count`,
     );
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
@@ -214,6 +224,13 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         violationDay,
       );
       this.combinations.add(stateKey, complaint.robocall, complaint.subject, createdDay);
+      this.areaCombinations.add(
+        complaint.areaCode,
+        stateKey,
+        complaint.robocall,
+        complaint.subject,
+        createdDay,
+      );
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
@@ -231,6 +248,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         this.flagViolations.size +
         this.flagViolationHours.size +
         this.combinations.size +
+        this.areaCombinations.size +
         this.minuteCounts.size +
         this.phoneTotals.size >=
       MAX_PENDING_COUNTS
@@ -261,6 +279,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.combinationStatement.run(stateKey, robocall, subject, createdDay, count);
     });
     this.combinations.clear();
+    this.areaCombinations.forEach(([areaCode, stateKey, robocall, subject, createdDay], count) => {
+      this.areaCombinationStatement.run(areaCode, stateKey, robocall, subject, createdDay, count);
+    });
+    this.areaCombinations.clear();
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     this.minuteCounts.clear();
     for (const [phone, total] of this.phoneTotals)
@@ -325,6 +347,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.flagViolations.clear();
     this.flagViolationHours.clear();
     this.combinations.clear();
+    this.areaCombinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
   }
