@@ -1,10 +1,11 @@
-import { CompiledQuery, sql } from "kysely";
+import { CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
 import { filterComplaints, isWholeDays, type StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import { type CountSeries, type CountSeriesFigures, keptSeriesBytes, seriesOf } from "./dimension-counts.js";
+import type { Schema } from "./schema.js";
 import type { StoredValues } from "./stored-values.js";
 
 /** Hours since the epoch of `created_at`, rounded down also before 1970 (both engines' `/` truncate). */
@@ -21,8 +22,9 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
  * A combination of only a state, the robocall flag and a subject (with no created range, or one of
  * whole days) is not counted on rows: its matches per created day are summed from
  * `complaint_combination_counts` (migration 018) in one statement, and a page skips rows within
- * the day that holds it; with an area code besides, from `complaint_area_combination_counts`
- * (migration 025).
+ * the day that holds it; with an area code or a city besides (not both), from
+ * `complaint_area_combination_counts` or `complaint_city_combination_counts` (migrations 025 and
+ * 026).
  */
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
@@ -71,7 +73,8 @@ export class CombinationCounts {
 
   /** The matches per created day of a query `fromCombinationCounts` accepts. */
   private async loadFromCounts(query: StoredComplaintQuery): Promise<CountSeries> {
-    if (query.areaCode !== undefined) return this.loadFromAreaCounts(query, query.areaCode);
+    if (query.areaCode !== undefined) return this.loadFromPlaceCounts(query, "area_code", query.areaCode);
+    if (query.city !== undefined) return this.loadFromPlaceCounts(query, "city_key", query.city);
     const states = query.state !== undefined ? [query.state] : await this.stored.of("state");
     const robocalls = query.robocall !== undefined ? [query.robocall] : await this.stored.of("robocall");
     const subjects = query.subjects ?? (await this.stored.of("subject"));
@@ -92,15 +95,27 @@ export class CombinationCounts {
   }
 
   /**
-   * The matches per created day of an area code with any of a state, the robocall flag and a
-   * subject: the rows of the area code in `complaint_area_combination_counts`, those of the other
-   * filters summed.
+   * The matches per created day of an area code or a city with any of a state, the robocall flag
+   * and a subject: the rows of the area code in `complaint_area_combination_counts`, or of the city
+   * in `complaint_city_combination_counts`, those of the other filters summed.
    */
-  private async loadFromAreaCounts(query: StoredComplaintQuery, areaCode: string): Promise<CountSeries> {
-    let select = this.database.db
-      .selectFrom("complaint_area_combination_counts")
+  private async loadFromPlaceCounts(
+    query: StoredComplaintQuery,
+    place: "area_code" | "city_key",
+    value: string,
+  ): Promise<CountSeries> {
+    const table =
+      place === "area_code" ? "complaint_area_combination_counts" : "complaint_city_combination_counts";
+    // Both tables have the columns the sum reads: typed as the first, it is the same statement over either.
+    let select = (
+      this.database.db.selectFrom(table) as SelectQueryBuilder<
+        Schema,
+        "complaint_area_combination_counts",
+        object
+      >
+    )
       .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
-      .where("area_code", "=", areaCode);
+      .where(sql.ref(place), "=", value);
     if (query.state !== undefined) select = select.where("state_key", "=", query.state);
     if (query.robocall !== undefined) select = select.where("robocall", "=", query.robocall);
     if (query.subjects !== undefined) select = select.where("subject", "in", [...query.subjects]);
@@ -139,12 +154,13 @@ export class CombinationCounts {
 /**
  * Whether a query's combination is counted in `complaint_combination_counts`: only a state, the
  * robocall flag and a subject among its filters, and no created range or one of whole days; or,
- * with an area code besides, in `complaint_area_combination_counts`.
+ * with an area code or a city besides (not both), in `complaint_area_combination_counts` or
+ * `complaint_city_combination_counts`.
  */
 function fromCombinationCounts(query: StoredComplaintQuery): boolean {
   const created = query.created;
   return (
-    query.city === undefined &&
+    (query.city === undefined || query.areaCode === undefined) &&
     query.phone === undefined &&
     query.violation === undefined &&
     (created === undefined || isWholeDays(created))

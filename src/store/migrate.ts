@@ -25,6 +25,7 @@ import { areaViolations } from "./migrations/022-area-violations.js";
 import { flagViolationHours } from "./migrations/023-flag-violation-hours.js";
 import { stateRobocallViolations } from "./migrations/024-state-robocall-violations.js";
 import { areaCombinationCounts } from "./migrations/025-area-combination-counts.js";
+import { cityCombinationCounts } from "./migrations/026-city-combination-counts.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -59,6 +60,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["023-flag-violation-hours", flagViolationHours],
   ["024-state-robocall-violations", stateRobocallViolations],
   ["025-area-combination-counts", areaCombinationCounts],
+  ["026-city-combination-counts", cityCombinationCounts],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -104,6 +104,20 @@ export interface ComplaintAreaCombinationCountTable {
   count: number;
 }
 
+/**
+ * Complaints per city and state (match keys), robocall flag and subject (as stored) and day of
+ * `created_at`, kept by the writers with the rows (migration 026): a city (in one state or in
+ * every state) with the flag or a subject has its matches per created day from these.
+ */
+export interface ComplaintCityCombinationCountTable {
+  city_key: string;
+  state_key: string;
+  robocall: string;
+  subject: string;
+  created_day: number;
+  count: number;
+}
+
 /** All complaints per minute of `created_at`; `minute` is minutes since the epoch (migration 016). */
 export interface ComplaintMinuteCountTable {
   minute: number;
@@ -212,6 +226,7 @@ export interface Schema {
   complaint_flag_violation_hours: ComplaintFlagViolationHourTable;
   complaint_combination_counts: ComplaintCombinationCountTable;
   complaint_area_combination_counts: ComplaintAreaCombinationCountTable;
+  complaint_city_combination_counts: ComplaintCityCombinationCountTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

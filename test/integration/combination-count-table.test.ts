@@ -16,6 +16,8 @@ type Row = {
   robocall: string;
   subject: string;
   area_code: string;
+  city: string;
+  city_key: string;
 };
 
 async function storedRows(location: string): Promise<Row[]> {
@@ -23,7 +25,17 @@ async function storedRows(location: string): Promise<Row[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["id", "created_at", "state", "state_key", "robocall", "subject", "area_code"])
+      .select([
+        "id",
+        "created_at",
+        "state",
+        "state_key",
+        "robocall",
+        "subject",
+        "area_code",
+        "city",
+        "city_key",
+      ])
       .execute();
     return rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
   } finally {
@@ -32,14 +44,14 @@ async function storedRows(location: string): Promise<Row[]> {
 }
 
 /**
- * Complaints per state, robocall flag, subject and created day (with `area`, per area code too),
- * counted here from the stored rows.
+ * Complaints per state, robocall flag, subject and created day (with `place`, per area code or
+ * city too), counted here from the stored rows.
  */
-async function expectedCounts(location: string, area = false): Promise<string[]> {
+async function expectedCounts(location: string, place?: "area" | "city"): Promise<string[]> {
   const counts = new Map<string, number>();
   for (const row of await storedRows(location)) {
     const key = JSON.stringify([
-      ...(area ? [row.area_code] : []),
+      ...(place === "area" ? [row.area_code] : place === "city" ? [row.city_key] : []),
       row.state_key,
       row.robocall,
       row.subject,
@@ -50,11 +62,23 @@ async function expectedCounts(location: string, area = false): Promise<string[]>
   return [...counts].map(([key, count]) => `${key} ${count}`).sort();
 }
 
-/** The rows of `complaint_combination_counts`, or with `area` of `complaint_area_combination_counts`. */
-async function storedCounts(location: string, area = false): Promise<string[]> {
+/**
+ * The rows of `complaint_combination_counts`, or with `place` of `complaint_area_combination_counts`
+ * or `complaint_city_combination_counts`.
+ */
+async function storedCounts(location: string, place?: "area" | "city"): Promise<string[]> {
   const database = openDatabase(location);
   try {
-    if (area) {
+    if (place === "city") {
+      const rows = await database.db.selectFrom("complaint_city_combination_counts").selectAll().execute();
+      return rows
+        .map(
+          (row) =>
+            `${JSON.stringify([row.city_key, row.state_key, row.robocall, row.subject, Number(row.created_day)])} ${Number(row.count)}`,
+        )
+        .sort();
+    }
+    if (place === "area") {
       const rows = await database.db.selectFrom("complaint_area_combination_counts").selectAll().execute();
       return rows
         .map(
@@ -96,7 +120,8 @@ for (const dialect of DIALECTS) {
       const expected = await expectedCounts(db);
       assert.ok(expected.length > 1000, `${expected.length} counts`);
       assert.deepEqual(await storedCounts(db), expected);
-      assert.deepEqual(await storedCounts(db, true), await expectedCounts(db, true));
+      assert.deepEqual(await storedCounts(db, "area"), await expectedCounts(db, "area"));
+      assert.deepEqual(await storedCounts(db, "city"), await expectedCounts(db, "city"));
     });
 
     it("are computed for a database made before them", async () => {
@@ -107,7 +132,11 @@ for (const dialect of DIALECTS) {
       await migrateAgain(db, "025-area-combination-counts", async (kysely) => {
         await kysely.schema.dropTable("complaint_area_combination_counts").execute();
       });
-      assert.deepEqual(await storedCounts(db, true), await expectedCounts(db, true));
+      assert.deepEqual(await storedCounts(db, "area"), await expectedCounts(db, "area"));
+      await migrateAgain(db, "026-city-combination-counts", async (kysely) => {
+        await kysely.schema.dropTable("complaint_city_combination_counts").execute();
+      });
+      assert.deepEqual(await storedCounts(db, "city"), await expectedCounts(db, "city"));
     });
 
     it("answer every combination of them with the exact total and page, in both orders, at any offset", async () => {
@@ -115,9 +144,10 @@ for (const dialect of DIALECTS) {
       const server = await startTestServer({ db });
       try {
         const rows = (await storedRows(db)).sort(newestFirst);
-        const biggest = (field: "state" | "subject" | "area_code") => {
+        const biggest = (field: "state" | "subject" | "area_code" | "city") => {
           const tally = new Map<string, number>();
-          for (const row of rows) tally.set(row[field], (tally.get(row[field]) ?? 0) + 1);
+          for (const row of rows)
+            if (row[field] !== "") tally.set(row[field], (tally.get(row[field]) ?? 0) + 1);
           return [...tally].sort((a, b) => b[1] - a[1])[0]![0];
         };
         const state = biggest("state");
@@ -191,6 +221,29 @@ for (const dialect of DIALECTS) {
               row.created_at <= created.to + 6 * DAY,
           },
         ];
+        const city = biggest("city");
+        const cityRow = rows.find((row) => row.city === city)!;
+        const cases2: typeof cases = [
+          // A city with the others (`complaint_city_combination_counts`), in every state and in one.
+          {
+            parameters: { city, is_robocall: "true" },
+            test: (row) => row.city_key === cityRow.city_key && row.robocall === "Y",
+          },
+          {
+            parameters: { city, subject },
+            test: (row) => row.city_key === cityRow.city_key && row.subject === subject,
+          },
+          {
+            parameters: { city, state: cityRow.state, subject, is_robocall: "true" },
+            test: (row) =>
+              row.city_key === cityRow.city_key &&
+              row.state_key === cityRow.state_key &&
+              row.subject === subject &&
+              row.robocall === "Y",
+          },
+        ];
+        cases.push(...cases2.filter(({ test }) => rows.filter(test).length > 30));
+        assert.ok(cases2.filter(({ test }) => rows.filter(test).length > 30).length >= 2);
         // An area code with a state other than its own: few or no complaints, counted as exactly.
         for (const other of [state, "Texas", "Vermont"]) {
           if (other === areaState) continue;

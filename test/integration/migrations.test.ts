@@ -47,6 +47,7 @@ const MIGRATION_NAMES = [
   "023-flag-violation-hours",
   "024-state-robocall-violations",
   "025-area-combination-counts",
+  "026-city-combination-counts",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -78,6 +79,7 @@ const SQLITE_SCHEMA = [
   `table api_keys on api_keys: CREATE TABLE "api_keys" ("id" integer primary key autoincrement, "prefix" text not null, "hash" text not null unique, "email" text not null, "first_name" text default '' not null, "last_name" text default '' not null, "use_text" text default '' not null, "status" text default 'active' not null, "limit_per_hour" integer, "unlimited" integer default 0 not null, "created_at" integer not null)`,
   `table collection_updates on collection_updates: CREATE TABLE "collection_updates" ("collection" text primary key, "updated_at" integer not null, "version" integer default 0 not null)`,
   `table complaint_area_combination_counts on complaint_area_combination_counts: CREATE TABLE "complaint_area_combination_counts" ("area_code" text not null, "state_key" text not null, "robocall" text not null, "subject" text not null, "created_day" integer not null, "count" integer not null, constraint "complaint_area_combination_counts_pk" primary key ("area_code", "state_key", "robocall", "subject", "created_day")) without rowid`,
+  `table complaint_city_combination_counts on complaint_city_combination_counts: CREATE TABLE "complaint_city_combination_counts" ("city_key" text not null, "state_key" text not null, "robocall" text not null, "subject" text not null, "created_day" integer not null, "count" integer not null, constraint "complaint_city_combination_counts_pk" primary key ("city_key", "state_key", "robocall", "subject", "created_day")) without rowid`,
   `table complaint_combination_counts on complaint_combination_counts: CREATE TABLE "complaint_combination_counts" ("state_key" text not null, "robocall" text not null, "subject" text not null, "created_day" integer not null, "count" integer not null, constraint "complaint_combination_counts_pk" primary key ("state_key", "robocall", "subject", "created_day")) without rowid`,
   `table complaint_counts on complaint_counts: CREATE TABLE "complaint_counts" ("dimension" text not null, "value" text not null, "day" integer not null, "count" integer not null, constraint "complaint_counts_pk" primary key ("dimension", "value", "day")) without rowid`,
   `table complaint_flag_violation_hours on complaint_flag_violation_hours: CREATE TABLE "complaint_flag_violation_hours" ("dimension" text not null, "value" text not null, "created_hour" integer not null, "violation_day" integer not null, "count" integer not null, constraint "complaint_flag_violation_hours_pk" primary key ("dimension", "value", "created_hour", "violation_day")) without rowid`,
@@ -102,6 +104,7 @@ const POSTGRES_SCHEMA = [
   `table api_keys (id integer not null default nextval('api_keys_id_seq'::regclass), prefix text not null, hash text not null, email text not null, first_name text not null default ''::text, last_name text not null default ''::text, use_text text not null default ''::text, status text not null default 'active'::text, limit_per_hour integer null, unlimited integer not null default 0, created_at bigint not null)`,
   `table collection_updates (collection text not null, updated_at bigint not null, version integer not null default 0)`,
   `table complaint_area_combination_counts (area_code text not null, state_key text not null, robocall text not null, subject text not null, created_day integer not null, count integer not null)`,
+  `table complaint_city_combination_counts (city_key text not null, state_key text not null, robocall text not null, subject text not null, created_day integer not null, count integer not null)`,
   `table complaint_combination_counts (state_key text not null, robocall text not null, subject text not null, created_day integer not null, count integer not null)`,
   `table complaint_counts (dimension text not null, value text not null, day integer not null, count integer not null)`,
   `table complaint_flag_violation_hours (dimension text not null, value text not null, created_hour integer not null, violation_day integer not null, count integer not null)`,
@@ -121,6 +124,7 @@ const POSTGRES_SCHEMA = [
   `constraint api_keys.api_keys_pkey: PRIMARY KEY (id)`,
   `constraint collection_updates.collection_updates_pkey: PRIMARY KEY (collection)`,
   `constraint complaint_area_combination_counts.complaint_area_combination_counts_pk: PRIMARY KEY (area_code, state_key, robocall, subject, created_day)`,
+  `constraint complaint_city_combination_counts.complaint_city_combination_counts_pk: PRIMARY KEY (city_key, state_key, robocall, subject, created_day)`,
   `constraint complaint_combination_counts.complaint_combination_counts_pk: PRIMARY KEY (state_key, robocall, subject, created_day)`,
   `constraint complaint_counts.complaint_counts_pk: PRIMARY KEY (dimension, value, day)`,
   `constraint complaint_flag_violation_hours.complaint_flag_violation_hours_pk: PRIMARY KEY (dimension, value, created_hour, violation_day)`,
@@ -141,6 +145,7 @@ const POSTGRES_SCHEMA = [
   `index api_keys_prefix: CREATE INDEX api_keys_prefix ON public.api_keys USING btree (prefix)`,
   `index collection_updates_pkey: CREATE UNIQUE INDEX collection_updates_pkey ON public.collection_updates USING btree (collection)`,
   `index complaint_area_combination_counts_pk: CREATE UNIQUE INDEX complaint_area_combination_counts_pk ON public.complaint_area_combination_counts USING btree (area_code, state_key, robocall, subject, created_day)`,
+  `index complaint_city_combination_counts_pk: CREATE UNIQUE INDEX complaint_city_combination_counts_pk ON public.complaint_city_combination_counts USING btree (city_key, state_key, robocall, subject, created_day)`,
   `index complaint_combination_counts_pk: CREATE UNIQUE INDEX complaint_combination_counts_pk ON public.complaint_combination_counts USING btree (state_key, robocall, subject, created_day)`,
   `index complaint_counts_by_day: CREATE INDEX complaint_counts_by_day ON public.complaint_counts USING btree (dimension, day, value, count)`,
   `index complaint_counts_pk: CREATE UNIQUE INDEX complaint_counts_pk ON public.complaint_counts USING btree (dimension, value, day)`,

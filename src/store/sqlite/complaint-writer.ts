@@ -63,6 +63,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly flagViolationHourStatement: BetterSqlite3.Statement;
   private readonly combinationStatement: BetterSqlite3.Statement;
   private readonly areaCombinationStatement: BetterSqlite3.Statement;
+  private readonly cityCombinationStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
@@ -93,6 +94,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   /** Complaints added per area code, state, robocall flag, subject and created day, not yet written. */
   private readonly areaCombinations = new NestedTally<
     [areaCode: string, stateKey: string, robocall: string, subject: string, createdDay: number]
+  >();
+  /** Complaints added per city, state, robocall flag, subject and created day, not yet written. */
+  private readonly cityCombinations = new NestedTally<
+    [cityKey: string, stateKey: string, robocall: string, subject: string, createdDay: number]
   >();
   /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
   private readonly minuteCounts = new Map<number, number>();
@@ -147,6 +152,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_area_combination_counts (area_code, state_key, robocall, subject, created_day, count)
         values (?, ?, ?, ?, ?, ?)
         on conflict (area_code, state_key, robocall, subject, created_day) do update set count = count + excluded.count`,
+    );
+    this.cityCombinationStatement = database.sqlite.prepare(
+      `insert into complaint_city_combination_counts (city_key, state_key, robocall, subject, created_day, count)
+        values (?, ?, ?, ?, ?, ?)
+        on conflict (city_key, state_key, robocall, subject, created_day) do update set count = count + excluded.count`,
     );
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
@@ -231,6 +241,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         complaint.subject,
         createdDay,
       );
+      this.cityCombinations.add(cityKey, stateKey, complaint.robocall, complaint.subject, createdDay);
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
@@ -249,6 +260,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         this.flagViolationHours.size +
         this.combinations.size +
         this.areaCombinations.size +
+        this.cityCombinations.size +
         this.minuteCounts.size +
         this.phoneTotals.size >=
       MAX_PENDING_COUNTS
@@ -283,6 +295,10 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.areaCombinationStatement.run(areaCode, stateKey, robocall, subject, createdDay, count);
     });
     this.areaCombinations.clear();
+    this.cityCombinations.forEach(([cityKey, stateKey, robocall, subject, createdDay], count) => {
+      this.cityCombinationStatement.run(cityKey, stateKey, robocall, subject, createdDay, count);
+    });
+    this.cityCombinations.clear();
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     this.minuteCounts.clear();
     for (const [phone, total] of this.phoneTotals)
@@ -348,6 +364,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.flagViolationHours.clear();
     this.combinations.clear();
     this.areaCombinations.clear();
+    this.cityCombinations.clear();
     this.minuteCounts.clear();
     this.phoneTotals.clear();
   }
