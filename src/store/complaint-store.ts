@@ -203,7 +203,7 @@ export class ComplaintStore {
     let offset = query.offset;
     let limit = query.limit;
     const fromEnd = total - query.offset - query.limit;
-    const reversed = fromEnd < query.offset;
+    let reversed = fromEnd < query.offset;
     if (reversed) {
       order = query.order === "DESC" ? "ASC" : "DESC";
       offset = Math.max(0, fromEnd);
@@ -235,11 +235,23 @@ export class ComplaintStore {
         }
       }
     } else if (offset > 0 && countsCombination(query, dimension)) {
+      // The hours (or days) that hold the page, read from whichever of their ends is nearer it, as
+      // a violation range's page is: at most half of their matches are skipped.
       const series = await this.combinations.of(query, indexLedBy(walk));
-      const start = locateInSeries(series, { from: 0, to: series.length }, query.created, order, offset);
-      if (start) {
-        offset = start.offsetWithinBucket;
-        created = start.range;
+      const window = pageWindow(series, order, offset, limit);
+      if (window.matches > 0) {
+        const rows = Math.min(limit, total - offset);
+        const fromOtherEnd = window.matches - window.offset - rows;
+        created = {
+          from: Math.max(window.created.from, query.created?.from ?? Number.MIN_SAFE_INTEGER),
+          to: Math.min(window.created.to, query.created?.to ?? Number.MAX_SAFE_INTEGER),
+        };
+        if (fromOtherEnd < window.offset) {
+          order = order === "DESC" ? "ASC" : "DESC";
+          offset = fromOtherEnd;
+          limit = rows;
+          reversed = !reversed;
+        } else offset = window.offset;
       }
     }
 
