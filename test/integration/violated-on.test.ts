@@ -141,6 +141,30 @@ async function storedViolatedOn(location: string, dimension: Counted = "violated
   }
 }
 
+/** The created day of `denseDay`. */
+const DENSE_DAY = Date.UTC(2022, 2, 10) / 1000 / DAY;
+
+/**
+ * One day of 6,000 robocalls (one every 14 seconds), each violated on that day or one of the five
+ * before: a violation range and the flag then match thousands of complaints in one created day,
+ * so that a page in its middle is placed to its hour (`complaint_flag_violation_hours`) before
+ * the flag's index is walked.
+ */
+async function denseDay(): Promise<string> {
+  const time = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
+  const lines: string[] = [COMPLAINT_CSV_HEADER.join(",")];
+  for (let index = 0; index < 6000; index++) {
+    const created = DENSE_DAY * DAY + index * 14;
+    const violation = (DENSE_DAY - (index % 6)) * DAY + (index % 3600);
+    lines.push(
+      `2145550${String(index % 1000).padStart(3, "0")},${time(created)},${time(violation)},Dallas,Texas,214,Other,Y`,
+    );
+  }
+  const file = join(await makeTempDirectory(), "dense.csv");
+  await writeFile(file, `${lines.join("\r\n")}\r\n`);
+  return file;
+}
+
 /** The old violation day of `sparseViolations`. */
 const SPARSE_DAY = Date.UTC(2023, 0, 15) / 1000 / DAY;
 
@@ -180,6 +204,7 @@ for (const dialect of DIALECTS) {
       files = [
         ...(await generatedComplaintFiles([7, 8], { rows: 4000, days: 30 })),
         await sparseViolations(),
+        await denseDay(),
       ];
     });
 
@@ -336,6 +361,9 @@ for (const dialect of DIALECTS) {
           ...ranges.map((range) => ({ range, filter: undefined })),
           { range: { from: SPARSE_DAY, to: SPARSE_DAY }, filter: texas },
           { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, filter: texas },
+          // Thousands of matches in one created day: placed to the hour.
+          { range: { from: DENSE_DAY - 5, to: DENSE_DAY }, filter: robocall(true) },
+          { range: { from: DENSE_DAY - 4, to: DENSE_DAY - 1 }, filter: robocall(true) },
           { range: { from: SPARSE_DAY, to: SPARSE_DAY }, filter: robocall(false) },
           { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, filter: robocall(false) },
           {
