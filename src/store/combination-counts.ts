@@ -1,4 +1,5 @@
 import { CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
+import type { TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
@@ -80,18 +81,13 @@ export class CombinationCounts {
     const subjects = query.subjects ?? (await this.stored.of("subject"));
     if (states.length === 0 || robocalls.length === 0 || subjects.length === 0)
       return seriesOf(SECONDS_PER_DAY, []);
-    let select = this.database.db
+    const cells = this.database.db
       .selectFrom("complaint_combination_counts")
       .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
       .where("state_key", "in", states)
       .where("robocall", "in", robocalls)
       .where("subject", "in", [...subjects]);
-    if (query.created)
-      select = select
-        .where("created_day", ">=", query.created.from / SECONDS_PER_DAY)
-        .where("created_day", "<=", (query.created.to + 1) / SECONDS_PER_DAY - 1);
-    const rows = await select.groupBy("created_day").orderBy("created_day").execute();
-    return seriesOf(SECONDS_PER_DAY, rows);
+    return sumPerDay(cells as unknown as DailyCells, query.created);
   }
 
   /**
@@ -119,12 +115,7 @@ export class CombinationCounts {
     if (query.state !== undefined) select = select.where("state_key", "=", query.state);
     if (query.robocall !== undefined) select = select.where("robocall", "=", query.robocall);
     if (query.subjects !== undefined) select = select.where("subject", "in", [...query.subjects]);
-    if (query.created)
-      select = select
-        .where("created_day", ">=", query.created.from / SECONDS_PER_DAY)
-        .where("created_day", "<=", (query.created.to + 1) / SECONDS_PER_DAY - 1);
-    const rows = await select.groupBy("created_day").orderBy("created_day").execute();
-    return seriesOf(SECONDS_PER_DAY, rows);
+    return sumPerDay(select, query.created);
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {
@@ -149,6 +140,24 @@ export class CombinationCounts {
     const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(statement);
     return seriesOf(SECONDS_PER_HOUR, rows);
   }
+}
+
+/** Count cells of a per-day combination table, selected as (bucket, count). */
+type DailyCells = SelectQueryBuilder<
+  Schema,
+  "complaint_area_combination_counts",
+  { bucket: number; count: number }
+>;
+
+/** The sums of `cells` per created day, within `created` (whole days) when given. */
+async function sumPerDay(cells: DailyCells, created: TimeRange | undefined): Promise<CountSeries> {
+  const within = created
+    ? cells
+        .where("created_day", ">=", created.from / SECONDS_PER_DAY)
+        .where("created_day", "<=", (created.to + 1) / SECONDS_PER_DAY - 1)
+    : cells;
+  const rows = await within.groupBy("created_day").orderBy("created_day").execute();
+  return seriesOf(SECONDS_PER_DAY, rows);
 }
 
 /**
