@@ -391,9 +391,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       ready: async () =>
         (await database.ready()) && (readDatabase === database || (await readDatabase.ready())),
       serverFactory: (handler) => {
-        httpsServer = connections.createHttpsServer(tls, (req, res) => {
-          if (!keptAnswers.answer(req, res)) handler(req, res);
-        });
+        httpsServer = connections.createHttpsServer(tls, keptAnswers.before(handler));
         return httpsServer as unknown as HttpServer;
       },
     });
@@ -405,9 +403,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       port: config.port,
     });
     const httpsPort = (httpsServer!.address() as AddressInfo).port;
-    const plain = connections.createHttpServer((req, res) => {
-      if (!keptAnswers.answer(req, res)) started.routing(req, res);
-    });
+    const plain = connections.createHttpServer(keptAnswers.before(started.routing));
     httpServer = plain;
     await listenOrExplain(() => listen(plain, config.httpPort, config.host), {
       what: "plain HTTP",

@@ -75,6 +75,15 @@ export class KeptAnswerLane implements AnswerKeeper {
 
   constructor(private readonly options: KeptAnswerLaneOptions) {}
 
+  /** A listener answering from kept responses what it can, and handing every other request to `next`. */
+  before(
+    next: (req: IncomingMessage, res: ServerResponse) => void,
+  ): (req: IncomingMessage, res: ServerResponse) => void {
+    return (req, res) => {
+      if (!this.answer(req, res)) next(req, res);
+    };
+  }
+
   /** Answers `req` from a kept response and returns true, or returns false and leaves it to the framework. */
   answer(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== "GET") return false;
