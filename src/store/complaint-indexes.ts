@@ -19,7 +19,16 @@ export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
   complaints_area: ["area_code", "created_at", "id", "state_key", "robocall", "violation_day"],
   complaints_robocall: ["robocall", "created_at", "id", "violation_day"],
   complaints_phone: ["phone", "created_at", "id"],
-  complaints_subject: ["subject", "created_at", "id", "violation_day"],
+  complaints_subject: [
+    "subject",
+    "created_at",
+    "id",
+    "violation_day",
+    "state_key",
+    "city_key",
+    "area_code",
+    "robocall",
+  ],
   complaints_violation: ["violation_at"],
 };
 

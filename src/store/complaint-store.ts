@@ -304,8 +304,11 @@ export class ComplaintStore {
       this.database.dialect === "sqlite" &&
       query.violation === undefined &&
       equalityColumns(query).length === 0;
+    // A combination's first page too: its other filters are tested on the walked index's entries,
+    // where SQLite would read each entry's row before testing them if the page's columns were
+    // selected directly (6 to 11 ms for a rare subject in a city at 20M, against under 1).
     const select =
-      (offset > 0 && !onTable) || rareViolation
+      ((offset > 0 || countsCombination(query, dimension)) && !onTable) || rareViolation
         ? this.byKeys(page(complaints.select(["created_at", "id"])), direction)
         : page(complaints.select(COMPLAINT_COLUMNS)).compile();
     return { total, select, reversed };

@@ -26,6 +26,7 @@ import { flagViolationHours } from "./migrations/023-flag-violation-hours.js";
 import { stateRobocallViolations } from "./migrations/024-state-robocall-violations.js";
 import { areaCombinationCounts } from "./migrations/025-area-combination-counts.js";
 import { cityCombinationCounts } from "./migrations/026-city-combination-counts.js";
+import { subjectIndexPlaces } from "./migrations/027-subject-index-places.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -61,6 +62,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["024-state-robocall-violations", stateRobocallViolations],
   ["025-area-combination-counts", areaCombinationCounts],
   ["026-city-combination-counts", cityCombinationCounts],
+  ["027-subject-index-places", subjectIndexPlaces],
 ];
 
 /** The migrations for the database's dialect, by name. */

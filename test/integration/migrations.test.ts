@@ -48,6 +48,7 @@ const MIGRATION_NAMES = [
   "024-state-robocall-violations",
   "025-area-combination-counts",
   "026-city-combination-counts",
+  "027-subject-index-places",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -63,7 +64,7 @@ const SQLITE_SCHEMA = [
   `index complaints_phone on complaints: CREATE INDEX "complaints_phone" on "complaints" ("phone", "created_at", "id")`,
   `index complaints_robocall on complaints: CREATE INDEX "complaints_robocall" on "complaints" ("robocall", "created_at", "id", "violation_day")`,
   `index complaints_state on complaints: CREATE INDEX "complaints_state" on "complaints" ("state_key", "created_at", "id", "violation_day", "robocall")`,
-  `index complaints_subject on complaints: CREATE INDEX "complaints_subject" on "complaints" ("subject", "created_at", "id", "violation_day")`,
+  `index complaints_subject on complaints: CREATE INDEX "complaints_subject" on "complaints" ("subject", "created_at", "id", "violation_day", "state_key", "city_key", "area_code", "robocall")`,
   `index complaints_violation on complaints: CREATE INDEX "complaints_violation" on "complaints" ("violation_at")`,
   `index complaints_violation_day on complaints: CREATE INDEX "complaints_violation_day" on "complaints" ("violation_day", "created_at", "id")`,
   `index notice_values_field_value on notice_values: CREATE INDEX "notice_values_field_value" on "notice_values" ("field", "value")`,
@@ -165,7 +166,7 @@ const POSTGRES_SCHEMA = [
   `index complaints_pk: CREATE UNIQUE INDEX complaints_pk ON public.complaints USING btree (created_at, id)`,
   `index complaints_robocall: CREATE INDEX complaints_robocall ON public.complaints USING btree (robocall, created_at, id, violation_day)`,
   `index complaints_state: CREATE INDEX complaints_state ON public.complaints USING btree (state_key, created_at, id, violation_day, robocall)`,
-  `index complaints_subject: CREATE INDEX complaints_subject ON public.complaints USING btree (subject, created_at, id, violation_day)`,
+  `index complaints_subject: CREATE INDEX complaints_subject ON public.complaints USING btree (subject, created_at, id, violation_day, state_key, city_key, area_code, robocall)`,
   `index complaints_violation: CREATE INDEX complaints_violation ON public.complaints USING btree (violation_at)`,
   `index complaints_violation_day: CREATE INDEX complaints_violation_day ON public.complaints USING btree (violation_day, created_at, id)`,
   `index key_usage_pk: CREATE UNIQUE INDEX key_usage_pk ON public.key_usage USING btree (key_id, hour)`,
