@@ -474,10 +474,51 @@ const deepSubjectCase: fc.Arbitrary<ComplaintCase> = fc
   })
   .map(withoutUndefined);
 
+/**
+ * Two or three filters with a thousand or more complaints together (one of the largest states, or
+ * the most common area code, with the robocall flag; or the largest state with the most common
+ * area code), perhaps within a created range, in the middle of their matches: offsets that the
+ * store places through a combination's counts (`complaint_combination_counts`,
+ * `complaint_area_combination_counts`, or its hourly counts on rows) and reads from the nearer end
+ * of the hours or days that hold them.
+ */
+const deepCombinationCase: fc.Arbitrary<ComplaintCase> = fc
+  .record({
+    created: maybe(range(createdMoment), 0.25),
+    places: fc.oneof(
+      fc
+        .tuple(
+          fc.oneof(
+            fc
+              .record({ state: spelled(pickFrom(stateNames.slice(0, 2))) })
+              .map(({ state }): Place => ({ kind: "state", state })),
+            fc.constant<Place>({ kind: "area", code: COMPLAINTS.areaCodes[0]! }),
+          ),
+          fc.boolean(),
+        )
+        .map(([first, robocall]): Place[] => [
+          first,
+          { kind: "robocall", robocall, spelling: String(robocall) },
+        ]),
+      fc.record({ state: spelled(fc.constant(stateNames[0]!)) }).map(({ state }): Place[] => [
+        { kind: "state", state },
+        { kind: "area", code: COMPLAINTS.areaCodes[0]! },
+      ]),
+    ),
+    subject: maybe(spelled(pickFrom(COMPLAINTS.subjects)), 0.15),
+    sortOrder: maybe(fc.constantFrom("ASC", "desc"), 0.6),
+    itemsPerPage: maybe(fc.integer({ min: 1, max: 50 }), 0.5),
+    offset: fc
+      .integer({ min: 300, max: 700 })
+      .map((thousandths) => ({ kind: "fraction" as const, thousandths })),
+  })
+  .map(withoutUndefined);
+
 const complaintCase: fc.Arbitrary<ComplaintCase> = fc.oneof(
   { weight: 8, arbitrary: mixedComplaintCase },
   { weight: 2, arbitrary: deepComplaintCase },
   { weight: 1, arbitrary: deepSubjectCase },
+  { weight: 1, arbitrary: deepCombinationCase },
 );
 
 function boundText(bound: Bound): string {
