@@ -132,7 +132,7 @@ export class RateLimiter {
       this.countUsage(key.id, now);
       return null;
     }
-    const id = windows.map((window) => window.subject).join("\n");
+    const id = leaseIdOf(windows);
     if (this.renewing.has(id)) return undefined;
     const decision = this.fromLease(id, windows, now);
     if (decision) this.countUsage(key.id, now);
@@ -157,7 +157,7 @@ export class RateLimiter {
       this.countUsage(key.id, this.now(), hits);
       return null;
     }
-    const id = windows.map((window) => window.subject).join("\n");
+    const id = leaseIdOf(windows);
     for (let pending = this.renewing.get(id); pending; pending = this.renewing.get(id)) await pending;
     const now = this.now();
     const nowSeconds = Math.floor(now);
@@ -251,7 +251,7 @@ export class RateLimiter {
   }
 
   private async admit(windows: RateWindow[]): Promise<RateLimitDecision> {
-    const id = windows.map((window) => window.subject).join("\n");
+    const id = leaseIdOf(windows);
     for (;;) {
       const pending = this.renewing.get(id);
       if (pending) {
@@ -451,4 +451,9 @@ function refusedDecision(
     remaining: Math.max(0, states[tightest]!.limit - states[tightest]!.used),
     resetSeconds: Math.max(...blocking.map(({ window, state }) => resetSecondsOf(window, state, nowSeconds))),
   };
+}
+
+/** The key of the lease of `windows` in this process: their subjects, in order. */
+function leaseIdOf(windows: readonly RateWindow[]): string {
+  return windows.map((window) => window.subject).join("\n");
 }

@@ -248,17 +248,17 @@ export class ComplaintStore {
       const window = pageWindow(series, order, offset, limit);
       if (window.matches > 0) {
         const rows = Math.min(limit, total - offset);
-        const fromOtherEnd = window.matches - window.offset - rows;
+        const start = nearerEnd(window, rows);
         created = {
           from: Math.max(window.created.from, query.created?.from ?? Number.MIN_SAFE_INTEGER),
           to: Math.min(window.created.to, query.created?.to ?? Number.MAX_SAFE_INTEGER),
         };
-        if (fromOtherEnd < window.offset) {
+        offset = start.offset;
+        if (start.flipped) {
           order = order === "DESC" ? "ASC" : "DESC";
-          offset = fromOtherEnd;
           limit = rows;
           reversed = !reversed;
-        } else offset = window.offset;
+        }
       }
     }
 
@@ -409,20 +409,18 @@ export class ComplaintStore {
   ): Promise<{ select: CompiledQuery; flipped: boolean }> {
     const rows = Math.min(limit, series.sumOf(0, series.length) - offset);
     let window = pageWindow(series, order, offset, limit);
-    const skipped = Math.min(window.offset, window.matches - window.offset - rows);
     // On SQLite: PostgreSQL reads each count row from its heap (about 1 to 2 ms for a day's hours
     // at 20M), more than the index entries it skips cost there.
     if (
       filter !== undefined &&
       HOURLY_VIOLATED_WITH.has(filter.dimension) &&
-      skipped > HOUR_PLACING_MIN &&
+      nearerEnd(window, rows).offset > HOUR_PLACING_MIN &&
       this.database.dialect === "sqlite"
     ) {
       const hours = await this.counts.violatedWithHourly(filter, days.first, days.last, window.created);
       window = pageWindow(hours, order, window.offset, rows);
     }
-    const fromOtherEnd = window.matches - window.offset - rows;
-    const flipped = fromOtherEnd < window.offset;
+    const { offset: skipped, flipped } = nearerEnd(window, rows);
     const direction = (order === "DESC") !== flipped ? "desc" : "asc";
     const keys = this.database.db.selectFrom("complaints").select(["created_at", "id"]);
     const inDays =
@@ -436,7 +434,7 @@ export class ComplaintStore {
         .orderBy("created_at", direction)
         .orderBy("id", direction)
         .limit(rows)
-        .offset(flipped ? fromOtherEnd : window.offset),
+        .offset(skipped),
       direction,
     );
     return { select, flipped };
@@ -863,6 +861,21 @@ function pageWindow(
     offset: offset - series.sumOf(first + 1, series.length),
     matches: series.sumOf(last, first + 1),
   };
+}
+
+/**
+ * Where a page of `rows` rows, `window.offset` into the matches of a `pageWindow`, is read from:
+ * the window's nearer end, so that at most half of its matches are skipped (`offset`, the matches
+ * skipped); `flipped`: from its other end, in the other order, the page's rows then last first.
+ */
+function nearerEnd(
+  window: { offset: number; matches: number },
+  rows: number,
+): { offset: number; flipped: boolean } {
+  const fromOtherEnd = window.matches - window.offset - rows;
+  return fromOtherEnd < window.offset
+    ? { offset: fromOtherEnd, flipped: true }
+    : { offset: window.offset, flipped: false };
 }
 
 /**

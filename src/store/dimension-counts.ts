@@ -538,11 +538,11 @@ export class DimensionCounts {
     lastDay: number,
     window: TimeRange,
   ): Promise<CountSeries> {
-    if (!HOURLY_VIOLATED_WITH.has(dimension)) throw new Error(`${dimension} is not counted per hour`);
+    if (dimension !== "robocall") throw new Error(`${dimension} is not counted per hour`);
     const rows = await this.database.db
       .selectFrom("complaint_flag_violation_hours")
       .select((eb) => ["created_hour as bucket", eb.fn.sum<number>("count").as("count")])
-      .where("dimension", "=", "robocall")
+      .where("dimension", "=", dimension)
       .where("value", "in", values)
       .where("created_hour", ">=", Math.floor(window.from / SECONDS_PER_HOUR))
       .where("created_hour", "<=", Math.floor(window.to / SECONDS_PER_HOUR))

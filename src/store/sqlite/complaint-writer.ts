@@ -103,6 +103,19 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly minuteCounts = new Map<number, number>();
   /** Per caller number, complaints added and the newest created time, not yet written. */
   private readonly phoneTotals = new Map<string, { count: number; newestAt: number }>();
+  /** Every tally above: what is pending, and what a write or a rollback clears. */
+  private readonly pending: ReadonlyArray<{ readonly size: number; clear(): void }> = [
+    this.counts,
+    this.hourCounts,
+    this.stateViolations,
+    this.flagViolations,
+    this.flagViolationHours,
+    this.combinations,
+    this.areaCombinations,
+    this.cityCombinations,
+    this.minuteCounts,
+    this.phoneTotals,
+  ];
   private open = false;
   /** Loading into an empty table: secondary indexes are dropped and built once at commit. */
   private bulk = false;
@@ -252,58 +265,36 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         if (complaint.createdAt > phone.newestAt) phone.newestAt = complaint.createdAt;
       }
     }
-    if (
-      this.counts.size +
-        this.hourCounts.size +
-        this.stateViolations.size +
-        this.flagViolations.size +
-        this.flagViolationHours.size +
-        this.combinations.size +
-        this.areaCombinations.size +
-        this.cityCombinations.size +
-        this.minuteCounts.size +
-        this.phoneTotals.size >=
-      MAX_PENDING_COUNTS
-    )
-      this.writeCounts();
+    if (this.pending.reduce((sum, tally) => sum + tally.size, 0) >= MAX_PENDING_COUNTS) this.writeCounts();
   }
 
   private writeCounts(): void {
     for (const [name, value, day, count] of this.counts.entries())
       this.countStatement.run(name, value, day, count);
-    this.counts.clear();
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
-    this.hourCounts.clear();
     this.stateViolations.forEach(([stateKey, createdDay, violationDay], count) => {
       this.stateViolationStatement.run(stateKey, createdDay, violationDay, count);
     });
-    this.stateViolations.clear();
     this.flagViolations.forEach(([dimension, value, createdDay, violationDay], count) => {
       this.flagViolationStatement.run(dimension, value, createdDay, violationDay, count);
     });
-    this.flagViolations.clear();
     this.flagViolationHours.forEach(([value, createdHour, violationDay], count) => {
       this.flagViolationHourStatement.run(value, createdHour, violationDay, count);
     });
-    this.flagViolationHours.clear();
     this.combinations.forEach(([stateKey, robocall, subject, createdDay], count) => {
       this.combinationStatement.run(stateKey, robocall, subject, createdDay, count);
     });
-    this.combinations.clear();
     this.areaCombinations.forEach(([areaCode, stateKey, robocall, subject, createdDay], count) => {
       this.areaCombinationStatement.run(areaCode, stateKey, robocall, subject, createdDay, count);
     });
-    this.areaCombinations.clear();
     this.cityCombinations.forEach(([cityKey, stateKey, robocall, subject, createdDay], count) => {
       this.cityCombinationStatement.run(cityKey, stateKey, robocall, subject, createdDay, count);
     });
-    this.cityCombinations.clear();
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
-    this.minuteCounts.clear();
     for (const [phone, total] of this.phoneTotals)
       this.phoneTotalStatement.run(phone, total.count, total.newestAt);
-    this.phoneTotals.clear();
+    this.clearPending();
   }
 
   async commit(options?: CommitOptions): Promise<WriteResult> {
@@ -357,16 +348,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
 
   /** Drops every count held and not yet written. */
   private clearPending(): void {
-    this.counts.clear();
-    this.hourCounts.clear();
-    this.stateViolations.clear();
-    this.flagViolations.clear();
-    this.flagViolationHours.clear();
-    this.combinations.clear();
-    this.areaCombinations.clear();
-    this.cityCombinations.clear();
-    this.minuteCounts.clear();
-    this.phoneTotals.clear();
+    for (const tally of this.pending) tally.clear();
   }
 
   private end(): void {
