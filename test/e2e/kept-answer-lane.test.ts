@@ -168,7 +168,9 @@ for (const dialect of DIALECTS) {
         assert.match(plain.body, /HTTPS_REQUIRED/);
       }
       assert.match((await get(path)).body, /API_KEY_MISSING/);
-      assert.match((await get(path, { "X-Api-Key": `${key.slice(0, -1)}x` })).body, /API_KEY_INVALID/);
+      // Its last character changed (a key may end in "x" already).
+      const wrong = `${key.slice(0, -1)}${key.endsWith("x") ? "y" : "x"}`;
+      assert.match((await get(path, { "X-Api-Key": wrong })).body, /API_KEY_INVALID/);
       assert.equal((await get(path, { "X-Api-Key": DEMO_KEY })).status, 200);
       assert.equal((await get(path, { "X-Api-Key": key }, false, "HEAD")).status, 200);
       assert.equal(await keptAnswers(), before + 1, "none of these was answered by the lane");
