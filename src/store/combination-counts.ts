@@ -23,9 +23,9 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
  * A combination of only a state, the robocall flag and a subject (with no created range, or one of
  * whole days) is not counted on rows: its matches per created day are summed from
  * `complaint_combination_counts` (migration 018) in one statement, and a page skips rows within
- * the day that holds it; with an area code or a city besides (not both), from
+ * the day that holds it; with an area code or a city besides, from
  * `complaint_area_combination_counts` or `complaint_city_combination_counts` (migrations 025 and
- * 026).
+ * 026), with both from `complaint_city_area_counts` (migration 029).
  */
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
@@ -74,8 +74,26 @@ export class CombinationCounts {
 
   /** The matches per created day of a query `fromCombinationCounts` accepts. */
   private async loadFromCounts(query: StoredComplaintQuery): Promise<CountSeries> {
-    if (query.areaCode !== undefined) return this.loadFromPlaceCounts(query, "area_code", query.areaCode);
-    if (query.city !== undefined) return this.loadFromPlaceCounts(query, "city_key", query.city);
+    if (query.city !== undefined && query.areaCode !== undefined)
+      return this.loadFromPlaceCounts(
+        query,
+        this.database.db
+          .selectFrom("complaint_city_area_counts")
+          .where("city_key", "=", query.city)
+          .where("area_code", "=", query.areaCode),
+      );
+    if (query.areaCode !== undefined)
+      return this.loadFromPlaceCounts(
+        query,
+        this.database.db
+          .selectFrom("complaint_area_combination_counts")
+          .where("area_code", "=", query.areaCode),
+      );
+    if (query.city !== undefined)
+      return this.loadFromPlaceCounts(
+        query,
+        this.database.db.selectFrom("complaint_city_combination_counts").where("city_key", "=", query.city),
+      );
     const states = query.state !== undefined ? [query.state] : await this.stored.of("state");
     const robocalls = query.robocall !== undefined ? [query.robocall] : await this.stored.of("robocall");
     const subjects = query.subjects ?? (await this.stored.of("subject"));
@@ -91,27 +109,19 @@ export class CombinationCounts {
   }
 
   /**
-   * The matches per created day of an area code or a city with any of a state, the robocall flag
-   * and a subject: the rows of the area code in `complaint_area_combination_counts`, or of the city
-   * in `complaint_city_combination_counts`, those of the other filters summed.
+   * The matches per created day of an area code, a city, or both, with any of a state, the robocall
+   * flag and a subject: `place`, the rows of the area code in `complaint_area_combination_counts`,
+   * of the city in `complaint_city_combination_counts` or of both in `complaint_city_area_counts`,
+   * those of the other filters summed.
    */
-  private async loadFromPlaceCounts(
+  private async loadFromPlaceCounts<T extends PlaceCountTable>(
     query: StoredComplaintQuery,
-    place: "area_code" | "city_key",
-    value: string,
+    place: SelectQueryBuilder<Schema, T, object>,
   ): Promise<CountSeries> {
-    const table =
-      place === "area_code" ? "complaint_area_combination_counts" : "complaint_city_combination_counts";
-    // Both tables have the columns the sum reads: typed as the first, it is the same statement over either.
+    // Each table has the columns the sum reads: typed as the first, it is the same statement over any.
     let select = (
-      this.database.db.selectFrom(table) as SelectQueryBuilder<
-        Schema,
-        "complaint_area_combination_counts",
-        object
-      >
-    )
-      .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
-      .where(sql.ref(place), "=", value);
+      place as unknown as SelectQueryBuilder<Schema, "complaint_area_combination_counts", object>
+    ).select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")]);
     if (query.state !== undefined) select = select.where("state_key", "=", query.state);
     if (query.robocall !== undefined) select = select.where("robocall", "=", query.robocall);
     if (query.subjects !== undefined) select = select.where("subject", "in", [...query.subjects]);
@@ -142,6 +152,12 @@ export class CombinationCounts {
   }
 }
 
+/** The per-day count tables of a place (an area code, a city, or both) with the other filters. */
+type PlaceCountTable =
+  | "complaint_area_combination_counts"
+  | "complaint_city_combination_counts"
+  | "complaint_city_area_counts";
+
 /** Count cells of a per-day combination table, selected as (bucket, count). */
 type DailyCells = SelectQueryBuilder<
   Schema,
@@ -163,13 +179,12 @@ async function sumPerDay(cells: DailyCells, created: TimeRange | undefined): Pro
 /**
  * Whether a query's combination is counted in `complaint_combination_counts`: only a state, the
  * robocall flag and a subject among its filters, and no created range or one of whole days; or,
- * with an area code or a city besides (not both), in `complaint_area_combination_counts` or
- * `complaint_city_combination_counts`.
+ * with an area code, a city or both besides, in `complaint_area_combination_counts`,
+ * `complaint_city_combination_counts` or `complaint_city_area_counts`.
  */
 function fromCombinationCounts(query: StoredComplaintQuery): boolean {
   const created = query.created;
   return (
-    (query.city === undefined || query.areaCode === undefined) &&
     query.phone === undefined &&
     query.violation === undefined &&
     (created === undefined || isWholeDays(created))

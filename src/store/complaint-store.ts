@@ -61,8 +61,12 @@ const MINUTE_PLACING_MIN = 200;
  */
 const MAX_VIOLATED_DAYS = 2_000;
 
-/** The newest violation days whose per-day counts `warm` reads at start. */
-const WARM_VIOLATION_DAYS = 90;
+/**
+ * The most the per-day violation counts `warm` reads at start may weigh, of the 48 MB
+ * `DimensionCounts` keeps: at 20 million complaints a year every violation day's (1,000 days,
+ * most of them before the year, sparse) weigh about 23 MB and take 1.7 s to read.
+ */
+const WARM_VIOLATION_BYTES = 32 * 1024 * 1024;
 
 /**
  * The created days a filtered page within a violation range reads on its filter's index without
@@ -87,9 +91,9 @@ const HOUR_PLACING_MIN = 2_000;
 const PRIMARY_KEY_WALK_RATIO = 3;
 
 /**
- * What an entry read on the days' index costs, its row read for the state, against an entry of
- * the state's index, which holds the violation day: measured at 20 million complaints, 1.8 µs
- * against 107 ns.
+ * What an entry read on the days' index costs when its row is read for the filter's value (a
+ * subject, which that index does not hold), against an entry of the filter's index, which holds
+ * the violation day: measured for a state at 20 million complaints, 1.8 µs against 107 ns.
  */
 const ROW_READ_COST = 16;
 
@@ -129,11 +133,11 @@ export class ComplaintStore {
 
   /**
    * Reads what a first request would otherwise read on arrival: the per-day violation counts of
-   * the newest `WARM_VIOLATION_DAYS` violation days (so that a recent violation range's first
-   * page finds them in memory). Called once at start, before the first request.
+   * the violation days, newest first, up to `WARM_VIOLATION_BYTES` (so that a violation range's
+   * first page finds them in memory). Called once at start, before the first request.
    */
   async warm(): Promise<void> {
-    await this.counts.warmViolatedOn(WARM_VIOLATION_DAYS);
+    await this.counts.warmViolatedOn(WARM_VIOLATION_BYTES);
   }
 
   /** The count series kept in memory, per dimension and per combination of filters, together. */
@@ -470,9 +474,11 @@ export class ComplaintStore {
    * an area code) violated on `days`, within the created range `window`: read on the filter's
    * index, which holds each entry's violation day (migrations 017, 020 and 021), so that the days
    * are tested without reading rows, unless the window spans more than `FILTER_WALK_DAYS_MAX` days
-   * and the counts say the days' index holds far fewer entries there (a range's matches can be
-   * sparse, so that fifty of them span weeks of the filter's complaints: then one seek a day, each
-   * entry's row read for its value, costs less). `+` and `|| ''` keep planners off the other index.
+   * and the counts say the days' index holds fewer entries there (a range's matches can be sparse,
+   * so that fifty of them span weeks of the filter's complaints: then one seek a day costs less,
+   * each entry tested on the days' index, which holds the state, the flag and the area code, or
+   * for a subject its row read, `ROW_READ_COST` times an entry). `+` and `|| ''` keep planners
+   * off the other index.
    */
   private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
@@ -505,7 +511,9 @@ export class ComplaintStore {
       Math.floor(window.from / SECONDS_PER_HOUR),
       Math.floor(window.to / SECONDS_PER_HOUR),
     );
-    return dayEntries * ROW_READ_COST < filterEntries
+    // The days' index holds each entry's state, flag and area code (migration 028), not its subject.
+    const entryCost = column === "subject" ? ROW_READ_COST : 1;
+    return dayEntries * entryCost < filterEntries
       ? flagged(
           keys
             .where("violation_day", "in", daysFrom(days.first, days.last))

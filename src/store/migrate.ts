@@ -27,6 +27,8 @@ import { stateRobocallViolations } from "./migrations/024-state-robocall-violati
 import { areaCombinationCounts } from "./migrations/025-area-combination-counts.js";
 import { cityCombinationCounts } from "./migrations/026-city-combination-counts.js";
 import { subjectIndexPlaces } from "./migrations/027-subject-index-places.js";
+import { violationDayIndexPlaces } from "./migrations/028-violation-day-index-places.js";
+import { cityAreaCounts } from "./migrations/029-city-area-counts.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -63,6 +65,8 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["025-area-combination-counts", areaCombinationCounts],
   ["026-city-combination-counts", cityCombinationCounts],
   ["027-subject-index-places", subjectIndexPlaces],
+  ["028-violation-day-index-places", violationDayIndexPlaces],
+  ["029-city-area-counts", cityAreaCounts],
 ];
 
 /** The migrations for the database's dialect, by name. */

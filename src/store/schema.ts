@@ -118,6 +118,21 @@ export interface ComplaintCityCombinationCountTable {
   count: number;
 }
 
+/**
+ * Complaints per city, area code and state (match keys, the code as stored), robocall flag and
+ * subject and day of `created_at`, kept by the writers with the rows (migration 029): a city (in
+ * one state or in every state) with an area code has its matches per created day from these.
+ */
+export interface ComplaintCityAreaCountTable {
+  city_key: string;
+  area_code: string;
+  state_key: string;
+  robocall: string;
+  subject: string;
+  created_day: number;
+  count: number;
+}
+
 /** All complaints per minute of `created_at`; `minute` is minutes since the epoch (migration 016). */
 export interface ComplaintMinuteCountTable {
   minute: number;
@@ -227,6 +242,7 @@ export interface Schema {
   complaint_combination_counts: ComplaintCombinationCountTable;
   complaint_area_combination_counts: ComplaintAreaCombinationCountTable;
   complaint_city_combination_counts: ComplaintCityCombinationCountTable;
+  complaint_city_area_counts: ComplaintCityAreaCountTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

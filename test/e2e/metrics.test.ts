@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { DEMO_KEY } from "../../src/access/api-keys.js";
+import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli, runCli } from "../support/cli.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { eventually } from "../support/eventually.js";
@@ -276,6 +277,31 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
       assert.ok(found.meta["record-total"] > 0);
       assert.ok((await kept()) > before, "a city that matches keeps its series");
       assert.ok(sampleValue(await scrape(server), "ftcapi_count_series_entries")! >= 1);
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  it("reads every violation day's counts at start, not only the newest days' (sqlite)", async () => {
+    const directory = await makeTempDirectory();
+    const db = join(directory, "ftcapi.db");
+    const csv = join(directory, "dnc.csv");
+    const generated = await runCli(["generate", "dnc", "--rows", "1500", "--days", "200", "--out", csv]);
+    assert.equal(generated.code, 0, generated.stderr);
+    const imported = await runCli(["import", "dnc", "--quiet", "--db", db, csv]);
+    assert.equal(imported.code, 0, imported.stderr);
+    const database = openDatabase(db);
+    const { days } = await database.db
+      .selectFrom("complaints")
+      .select((eb) => eb.fn.count<number>(eb.fn("distinct", ["violation_day"])).as("days"))
+      .executeTakeFirstOrThrow();
+    await database.close();
+    assert.ok(Number(days) > 150, `${days} violation days`);
+    const server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"), 120_000, directory);
+    try {
+      // One series per violation day, and a few for the dimensions the warming reads first.
+      const entries = sampleValue(await scrape(server), "ftcapi_count_series_entries")!;
+      assert.ok(entries >= Number(days), `${entries} series for ${days} violation days`);
     } finally {
       assert.equal(await server.stop(), 0);
     }

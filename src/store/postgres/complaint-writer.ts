@@ -158,6 +158,12 @@ export class PostgresComplaintWriter implements ComplaintWriter {
         select city_key, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
         on conflict (city_key, state_key, robocall, subject, created_day)
           do update set count = complaint_city_combination_counts.count + excluded.count
+      ), city_areas as (
+        insert into complaint_city_area_counts (city_key, area_code, state_key, robocall, subject, created_day, count)
+        select city_key, area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added
+          group by 1, 2, 3, 4, 5, 6
+        on conflict (city_key, area_code, state_key, robocall, subject, created_day)
+          do update set count = complaint_city_area_counts.count + excluded.count
       ), counted_minutes as (
         insert into complaint_minute_counts (minute, count)
         select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1

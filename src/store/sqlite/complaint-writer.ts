@@ -64,6 +64,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly combinationStatement: BetterSqlite3.Statement;
   private readonly areaCombinationStatement: BetterSqlite3.Statement;
   private readonly cityCombinationStatement: BetterSqlite3.Statement;
+  private readonly cityAreaStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
@@ -99,6 +100,17 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly cityCombinations = new NestedTally<
     [cityKey: string, stateKey: string, robocall: string, subject: string, createdDay: number]
   >();
+  /** Complaints added per city, area code, state, robocall flag, subject and created day, not yet written. */
+  private readonly cityAreas = new NestedTally<
+    [
+      cityKey: string,
+      areaCode: string,
+      stateKey: string,
+      robocall: string,
+      subject: string,
+      createdDay: number,
+    ]
+  >();
   /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
   private readonly minuteCounts = new Map<number, number>();
   /** Per caller number, complaints added and the newest created time, not yet written. */
@@ -113,6 +125,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.combinations,
     this.areaCombinations,
     this.cityCombinations,
+    this.cityAreas,
     this.minuteCounts,
     this.phoneTotals,
   ];
@@ -170,6 +183,12 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_city_combination_counts (city_key, state_key, robocall, subject, created_day, count)
         values (?, ?, ?, ?, ?, ?)
         on conflict (city_key, state_key, robocall, subject, created_day) do update set count = count + excluded.count`,
+    );
+    this.cityAreaStatement = database.sqlite.prepare(
+      `insert into complaint_city_area_counts (city_key, area_code, state_key, robocall, subject, created_day, count)
+        values (?, ?, ?, ?, ?, ?, ?)
+        on conflict (city_key, area_code, state_key, robocall, subject, created_day)
+          do update set count = count + excluded.count`,
     );
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
@@ -255,6 +274,14 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         createdDay,
       );
       this.cityCombinations.add(cityKey, stateKey, complaint.robocall, complaint.subject, createdDay);
+      this.cityAreas.add(
+        cityKey,
+        complaint.areaCode,
+        stateKey,
+        complaint.robocall,
+        complaint.subject,
+        createdDay,
+      );
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
@@ -290,6 +317,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     });
     this.cityCombinations.forEach(([cityKey, stateKey, robocall, subject, createdDay], count) => {
       this.cityCombinationStatement.run(cityKey, stateKey, robocall, subject, createdDay, count);
+    });
+    this.cityAreas.forEach(([cityKey, areaCode, stateKey, robocall, subject, createdDay], count) => {
+      this.cityAreaStatement.run(cityKey, areaCode, stateKey, robocall, subject, createdDay, count);
     });
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     for (const [phone, total] of this.phoneTotals)
