@@ -69,13 +69,14 @@ const MAX_VIOLATED_DAYS = 2_000;
 const WARM_VIOLATION_BYTES = 32 * 1024 * 1024;
 
 /**
- * The created days a subject's page within a violation range reads on the subject's index without
- * weighing the days' index instead (`filterInDays`), where each entry's row would be read for its
- * subject. A state, the flag or an area code, which the days' index holds, is weighed for any window:
- * a violation day's robocalls created three days later are a few hundred among the flag's 27,000
- * entries of that day at 20 million complaints a year (up to 480 ms from a cold cache).
+ * The entries of its filter's index a filtered page within a violation range walks, at most,
+ * without weighing the days' index instead (`filterInDays`): the statement that counts the days'
+ * entries in the window (`violatedWithin`, one seek a day) costs about as much as walking that
+ * many (about 1 ms). Beyond it the smaller walk is taken: a violation day's robocalls created three
+ * days later are a few hundred among the flag's 27,000 entries of that created day at 20 million
+ * complaints a year (up to 480 ms from a cold cache on the flag's index).
  */
-const FILTER_WALK_DAYS_MAX = 2;
+const FILTER_WALK_ENTRIES_MAX = 10_000;
 
 /**
  * The matches a violation range's page skips within its days above which the hour that holds it is
@@ -500,10 +501,10 @@ export class ComplaintStore {
    * are tested without reading rows, unless the counts say the days' index holds fewer entries in
    * the window (a range's matches can be sparse, so that fifty of them span weeks of the filter's
    * complaints, or a few hundred of a day's flag: then one seek a day costs less, each entry
-   * tested on the days' index, which holds the state, the flag and the area code). A subject's
-   * entry there costs its row (`ROW_READ_COST` times an entry), and a subject's window of at most
-   * `FILTER_WALK_DAYS_MAX` days is read on its index unweighed. `+` and `|| ''` keep planners off
-   * the other index.
+   * tested on the days' index, which holds the state, the flag and the area code; a subject's entry
+   * there costs its row, `ROW_READ_COST` times an entry). A window of at most
+   * `FILTER_WALK_ENTRIES_MAX` of the filter's entries is read on its index unweighed. `+` and
+   * `|| ''` keep planners off the other index.
    */
   private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
@@ -521,12 +522,8 @@ export class ComplaintStore {
         .where(sql`+violation_day`, ">=", days.first)
         .where(sql`+violation_day`, "<=", days.last),
     );
-    // The days' index holds each entry's state, flag and area code (migration 028), not its subject.
-    const entryCost = column === "subject" ? ROW_READ_COST : 1;
-    if (entryCost > 1 && window.to + 1 - window.from <= FILTER_WALK_DAYS_MAX * SECONDS_PER_DAY)
-      return onFilterIndex;
     // The filter's complaints created in the window, per hour where it is counted per hour (the
-    // window may be an hour of the flag's, `violatedWithHourly`), else per day.
+    // window may be an hour of the flag's, `violatedWithHourly`), else per day: from memory.
     let filterEntries = 0;
     for (const value of values) {
       const series = await this.counts.of({ name: dimension, value, column: "created_at" });
@@ -535,6 +532,10 @@ export class ComplaintStore {
         Math.floor(window.to / series.bucketSeconds),
       );
     }
+    // Fewer cost less to walk than the statement weighing the days' index.
+    if (filterEntries <= FILTER_WALK_ENTRIES_MAX) return onFilterIndex;
+    // The days' index holds each entry's state, flag and area code (migration 028), not its subject.
+    const entryCost = column === "subject" ? ROW_READ_COST : 1;
     const dayEntries = await this.counts.violatedWithin(
       days.first,
       days.last,
