@@ -377,22 +377,7 @@ export class ComplaintStore {
     dimension: Dimension | null,
   ): Promise<ViolatedPlan | undefined> {
     const { created } = query;
-    // A state with the robocall flag is counted as one filter (`ViolatedWith.robocall`).
-    const stateWithFlag = query.state !== undefined && query.robocall !== undefined;
-    const filters = [
-      query.state === undefined
-        ? undefined
-        : ({
-            dimension: "state",
-            values: [query.state],
-            ...(stateWithFlag ? { robocall: query.robocall } : {}),
-          } as const),
-      query.robocall === undefined || stateWithFlag
-        ? undefined
-        : ({ dimension: "robocall", values: [query.robocall] } as const),
-      query.subjects === undefined ? undefined : ({ dimension: "subject", values: query.subjects } as const),
-      query.areaCode === undefined ? undefined : ({ dimension: "area", values: [query.areaCode] } as const),
-    ].filter((filter) => filter !== undefined);
+    const filters = violatedWithFilters(query);
     const eligible =
       (dimension === null || dimension.name === "violation") &&
       query.violation !== undefined &&
@@ -508,14 +493,17 @@ export class ComplaintStore {
    */
   private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
-    { dimension, values, robocall }: ViolatedWith,
+    { dimension, values, robocall, state }: ViolatedWith,
     days: { first: number; last: number },
     window: TimeRange,
   ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
     const column = FILTER_COLUMNS[dimension];
-    // A state's index holds each entry's robocall flag (migration 021).
-    const flagged = <Q extends SelectQueryBuilder<Schema, "complaints", O>>(select: Q): Q =>
-      robocall === undefined ? select : (select.where(sql`robocall || ''`, "=", robocall) as Q);
+    // A state's index holds each entry's robocall flag (migration 021), a subject's its state and
+    // flag (027), the days' index both (028).
+    const flagged = <Q extends SelectQueryBuilder<Schema, "complaints", O>>(select: Q): Q => {
+      const withFlag = robocall === undefined ? select : select.where(sql`robocall || ''`, "=", robocall);
+      return (state === undefined ? withFlag : withFlag.where(sql`state_key || ''`, "=", state)) as Q;
+    };
     const onFilterIndex = flagged(
       keys
         .where(column, "in", [...values])
@@ -857,6 +845,32 @@ export class ComplaintStore {
       .executeTakeFirst();
     return Number(row?.count ?? 0);
   }
+}
+
+/**
+ * The `ViolatedWith` filters of a query's state, robocall flag, subject and area code: a subject
+ * with a state, the flag or both is one filter (counted as `state_subject`, `subject_robocall` or
+ * `state_subject_robocall`), and so is a state with the flag (`state_robocall`); each other is a
+ * filter of its own. A violation range is counted per created day for at most one of them.
+ */
+function violatedWithFilters(query: StoredComplaintQuery): ViolatedWith[] {
+  const { state, robocall, subjects, areaCode } = query;
+  const filters: ViolatedWith[] = [];
+  if (subjects !== undefined && (state !== undefined || robocall !== undefined))
+    filters.push({
+      dimension: "subject",
+      values: subjects,
+      ...(state === undefined ? {} : { state }),
+      ...(robocall === undefined ? {} : { robocall }),
+    });
+  else {
+    if (state !== undefined)
+      filters.push({ dimension: "state", values: [state], ...(robocall === undefined ? {} : { robocall }) });
+    else if (robocall !== undefined) filters.push({ dimension: "robocall", values: [robocall] });
+    if (subjects !== undefined) filters.push({ dimension: "subject", values: subjects });
+  }
+  if (areaCode !== undefined) filters.push({ dimension: "area", values: [areaCode] });
+  return filters;
 }
 
 /**

@@ -5,7 +5,7 @@ import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import { type CollectionVersion, VersionedLru } from "./collection-version.js";
 import type { StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
-import type { Schema } from "./schema.js";
+import type { FlagViolationDimension, Schema } from "./schema.js";
 
 /**
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
@@ -182,15 +182,52 @@ export interface ViolatedWith {
   dimension: "state" | "robocall" | "subject" | "area";
   values: readonly string[];
   /**
-   * With a state: only its complaints of this robocall flag (as stored), counted in
-   * `complaint_flag_violations` as dimension `state_robocall` (migration 024).
+   * With a state or a subject: only its complaints of this robocall flag (as stored), counted in
+   * `complaint_flag_violations` as dimension `state_robocall` (migration 024), or for a subject
+   * `subject_robocall` or `state_subject_robocall` (migration 030).
    */
   robocall?: string;
+  /**
+   * With a subject: only its complaints of this state (match key), counted as dimension
+   * `state_subject` or `state_subject_robocall` (migration 030).
+   */
+  state?: string;
 }
 
-/** The `complaint_flag_violations` value of a state (match key) with a robocall flag (as stored). */
-export function stateRobocallValue(stateKey: string, robocall: string): string {
-  return `${stateKey}\u001f${robocall}`;
+/**
+ * The `complaint_flag_violations` value of several filters' values (a state's match key, a subject
+ * and a robocall flag as stored, in that order), joined by U+001F (migrations 024 and 030).
+ */
+export function combinedValue(...values: string[]): string {
+  return values.join("\u001f");
+}
+
+/**
+ * The `complaint_flag_violations` dimension and values that count `filter`'s complaints with its
+ * flag or state besides, or undefined for a filter counted on its own (a state's in
+ * `complaint_state_violations`, the others' under their own dimension).
+ */
+function combinedCells(
+  filter: ViolatedWith,
+): { dimension: FlagViolationDimension; values: string[] } | undefined {
+  const { dimension, values, robocall, state } = filter;
+  if (dimension === "state" && robocall !== undefined)
+    return {
+      dimension: "state_robocall",
+      values: values.map((stateKey) => combinedValue(stateKey, robocall)),
+    };
+  if (dimension !== "subject" || (robocall === undefined && state === undefined)) return undefined;
+  if (state === undefined)
+    return {
+      dimension: "subject_robocall",
+      values: values.map((subject) => combinedValue(subject, robocall!)),
+    };
+  if (robocall === undefined)
+    return { dimension: "state_subject", values: values.map((subject) => combinedValue(state, subject)) };
+  return {
+    dimension: "state_subject_robocall",
+    values: values.map((subject) => combinedValue(state, subject, robocall)),
+  };
 }
 
 /**
@@ -473,7 +510,8 @@ export class DimensionCounts {
   }
 
   /**
-   * The complaints matching `filter` (a state, the robocall flag, a subject or an area code) whose violation day
+   * The complaints matching `filter` (a state, the robocall flag, a subject or an area code, a state
+   * or a subject perhaps with the flag, a subject perhaps with a state) whose violation day
    * is one of `firstDay` to `lastDay`, per day of their creation, ascending, from
    * `complaint_state_violations` (migration 017) or `complaint_flag_violations` (migration 020),
    * kept like a dimension's. One statement sums the range's counts per created day, one seek of the
@@ -483,9 +521,9 @@ export class DimensionCounts {
    */
   async violatedWith(filter: ViolatedWith, firstDay: number, lastDay: number): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const { dimension, values, robocall } = filter;
+    const { dimension, values, robocall, state } = filter;
     return this.series.getOrLoad(
-      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${robocall ?? ""}\u0000${firstDay}\u0000${lastDay}`,
+      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${robocall ?? ""}\u0000${state ?? ""}\u0000${firstDay}\u0000${lastDay}`,
       version,
       async () => {
         const days = new Set<number>();
@@ -495,16 +533,13 @@ export class DimensionCounts {
         }
         if (days.size === 0) return seriesOf(SECONDS_PER_DAY, []);
         const db = this.database.db;
+        const combined = combinedCells(filter);
         const cells =
-          robocall !== undefined
+          combined !== undefined
             ? db
                 .selectFrom("complaint_flag_violations")
-                .where("dimension", "=", "state_robocall")
-                .where(
-                  "value",
-                  "in",
-                  values.map((stateKey) => stateRobocallValue(stateKey, robocall)),
-                )
+                .where("dimension", "=", combined.dimension)
+                .where("value", "in", combined.values)
             : dimension === "state"
               ? db.selectFrom("complaint_state_violations").where("state_key", "in", values)
               : db

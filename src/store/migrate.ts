@@ -29,6 +29,7 @@ import { cityCombinationCounts } from "./migrations/026-city-combination-counts.
 import { subjectIndexPlaces } from "./migrations/027-subject-index-places.js";
 import { violationDayIndexPlaces } from "./migrations/028-violation-day-index-places.js";
 import { cityAreaCounts } from "./migrations/029-city-area-counts.js";
+import { subjectCombinationViolations } from "./migrations/030-subject-combination-violations.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -67,6 +68,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["027-subject-index-places", subjectIndexPlaces],
   ["028-violation-day-index-places", violationDayIndexPlaces],
   ["029-city-area-counts", cityAreaCounts],
+  ["030-subject-combination-violations", subjectCombinationViolations],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -50,14 +50,23 @@ export interface ComplaintStateViolationTable {
 
 /**
  * Complaints per robocall flag, subject or area code (`dimension` `robocall`, `subject` or `area`,
- * `value` as stored), or per state with the flag (`state_robocall`, `value` the state's match key
- * and the flag joined by U+001F), day of `created_at` and day of `violation_at` (days since 1970),
- * kept by the writers with the rows (migrations 020, 022 and 024): as `complaint_state_violations`
- * for a state, the flag, a subject, an area code or a state with the flag with a range of
- * violation days has its matches per created day from these.
+ * `value` as stored), or per combination (`state_robocall`, `subject_robocall`, `state_subject`,
+ * `state_subject_robocall`: `value` the state's match key, the subject and the flag, those named,
+ * joined by U+001F), day of `created_at` and day of `violation_at` (days since 1970), kept by the
+ * writers with the rows (migrations 020, 022, 024 and 030): as `complaint_state_violations` for a
+ * state, each of these with a range of violation days has its matches per created day from them.
  */
+export type FlagViolationDimension =
+  | "robocall"
+  | "subject"
+  | "area"
+  | "state_robocall"
+  | "subject_robocall"
+  | "state_subject"
+  | "state_subject_robocall";
+
 export interface ComplaintFlagViolationTable {
-  dimension: "robocall" | "subject" | "area" | "state_robocall";
+  dimension: FlagViolationDimension;
   value: string;
   created_day: number;
   violation_day: number;

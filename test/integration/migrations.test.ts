@@ -51,6 +51,7 @@ const MIGRATION_NAMES = [
   "027-subject-index-places",
   "028-violation-day-index-places",
   "029-city-area-counts",
+  "030-subject-combination-violations",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */

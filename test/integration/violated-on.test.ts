@@ -77,6 +77,9 @@ async function expectedViolatedOn(
                 `${day}:subject:${row.subject}`,
                 `${day}:area:${row.area_code}`,
                 `${day}:state_robocall:${row.state_key}\u001f${row.robocall}`,
+                `${day}:subject_robocall:${row.subject}\u001f${row.robocall}`,
+                `${day}:state_subject:${row.state_key}\u001f${row.subject}`,
+                `${day}:state_subject_robocall:${row.state_key}\u001f${row.subject}\u001f${row.robocall}`,
               ];
     for (const value of values) {
       const key = JSON.stringify([
@@ -245,8 +248,9 @@ for (const dialect of DIALECTS) {
         (await expectedViolatedOn(db, "state_violated_on")).sort(byKey),
       );
       await migrateAgain(db, "020-flag-violations", async (kysely) => {
-        // 022 and 024 add their rows to 020's table: all three run again.
-        await sql`delete from kysely_migration where name in ('022-area-violations', '024-state-robocall-violations')`.execute(
+        // 022, 024 and 030 add their rows to 020's table: all four run again.
+        await sql`delete from kysely_migration
+          where name in ('022-area-violations', '024-state-robocall-violations', '030-subject-combination-violations')`.execute(
           kysely,
         );
         await kysely.schema.dropTable("complaint_flag_violations").execute();
@@ -277,6 +281,16 @@ for (const dialect of DIALECTS) {
         await kysely
           .deleteFrom("complaint_flag_violations")
           .where("dimension", "=", "state_robocall")
+          .execute();
+      });
+      assert.deepEqual(
+        (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
+        (await expectedViolatedOn(db, "flag_violated_on")).sort(byKey),
+      );
+      await migrateAgain(db, "030-subject-combination-violations", async (kysely) => {
+        await kysely
+          .deleteFrom("complaint_flag_violations")
+          .where("dimension", "in", ["subject_robocall", "state_subject", "state_subject_robocall"])
           .execute();
       });
       assert.deepEqual(
@@ -365,7 +379,20 @@ for (const dialect of DIALECTS) {
             matches: (row) => row.subject === edge.subject && row.robocall === edge.robocall,
           };
         };
+        // A subject with a state, the flag or both, counted as one filter.
+        const subjectWith = (row: Row, state: boolean, flag: boolean): Filter => ({
+          parameter: `subject=${encodeURIComponent(commonSubject)}${state ? `&state=${encodeURIComponent(row.state)}` : ""}${flag ? `&is_robocall=${row.robocall === "Y"}` : ""}`,
+          matches: (other) =>
+            other.subject === commonSubject &&
+            (!state || other.state_key === row.state_key) &&
+            (!flag || other.robocall === row.robocall),
+        });
         const cases = [
+          ...[
+            subjectWith(states[0]![0]!, true, false),
+            subjectWith(states[0]![0]!, false, true),
+            subjectWith(states[0]![0]!, true, true),
+          ].flatMap((filter) => ranges.map((range) => ({ range, filter }))),
           ...ranges.flatMap((range) =>
             (["first", "last"] as const).map((end) => ({ range, filter: edgePair(range, end) })),
           ),

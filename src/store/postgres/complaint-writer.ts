@@ -135,6 +135,12 @@ export class PostgresComplaintWriter implements ComplaintWriter {
           union all select 'area', area_code, ${day("created_at")}, violation_day from added
           union all select 'state_robocall', state_key || chr(31) || robocall, ${day("created_at")}, violation_day
             from added
+          union all select 'subject_robocall', subject || chr(31) || robocall, ${day("created_at")}, violation_day
+            from added
+          union all select 'state_subject', state_key || chr(31) || subject, ${day("created_at")}, violation_day
+            from added
+          union all select 'state_subject_robocall', state_key || chr(31) || subject || chr(31) || robocall,
+            ${day("created_at")}, violation_day from added
         ) as flags group by 1, 2, 3, 4
         on conflict (dimension, value, created_day, violation_day)
           do update set count = complaint_flag_violations.count + excluded.count

@@ -16,13 +16,14 @@ import {
 import type { BeginOptions, ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import { type SqliteDatabase, WRITE_CACHE_KIB } from "../database.js";
 import {
+  combinedValue,
   DAILY_DIMENSIONS,
   DimensionTally,
   HOURLY_DIMENSIONS,
   NestedTally,
-  stateRobocallValue,
 } from "../dimension-counts.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
+import type { FlagViolationDimension } from "../schema.js";
 
 /** Distinct (dimension, value, day or hour) counts and caller numbers held before they are written out. */
 const MAX_PENDING_COUNTS = 50_000;
@@ -75,14 +76,12 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly stateViolations = new NestedTally<
     [stateKey: string, createdDay: number, violationDay: number]
   >();
-  /** Complaints added per robocall flag, subject, area code or state with the flag, created day and violation day, not yet written. */
+  /**
+   * Complaints added per robocall flag, subject, area code, state with the flag, subject with the
+   * flag or a state or both, created day and violation day, not yet written.
+   */
   private readonly flagViolations = new NestedTally<
-    [
-      dimension: "robocall" | "subject" | "area" | "state_robocall",
-      value: string,
-      createdDay: number,
-      violationDay: number,
-    ]
+    [dimension: FlagViolationDimension, value: string, createdDay: number, violationDay: number]
   >();
   /** Complaints added per robocall flag, created hour and violation day, not yet written. */
   private readonly flagViolationHours = new NestedTally<
@@ -256,7 +255,25 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.flagViolations.add("area", complaint.areaCode, createdDay, violationDay);
       this.flagViolations.add(
         "state_robocall",
-        stateRobocallValue(stateKey, complaint.robocall),
+        combinedValue(stateKey, complaint.robocall),
+        createdDay,
+        violationDay,
+      );
+      this.flagViolations.add(
+        "subject_robocall",
+        combinedValue(complaint.subject, complaint.robocall),
+        createdDay,
+        violationDay,
+      );
+      this.flagViolations.add(
+        "state_subject",
+        combinedValue(stateKey, complaint.subject),
+        createdDay,
+        violationDay,
+      );
+      this.flagViolations.add(
+        "state_subject_robocall",
+        combinedValue(stateKey, complaint.subject, complaint.robocall),
         createdDay,
         violationDay,
       );
