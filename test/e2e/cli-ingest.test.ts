@@ -102,9 +102,13 @@ const LARGE_ROWS = 300_000;
  * (migration 017), 193 to 204 MB for 300,000 against 185 to 197 before, in alternating runs, and
  * 205 MB for 1.2 million against 210: the resident memory climbs while rows stream (V8's heap
  * grows until it collects), and a slightly longer write climbs a little further, to the same
- * plateau. Holding this file's rows as objects would cost about twice the margin.
+ * plateau. Since the city and area code counts and the subject's violation counts (migrations
+ * 029 and 030, four more tallies with about one entry a complaint each, flushed at the same
+ * size), 208 to 222 MB for 300,000 against 199 to 203 MB with the build before, in alternating
+ * runs (a run of the whole suite measured 213 against 88 for the small file). Holding this file's
+ * rows as objects would cost nearly twice the margin.
  */
-const PEAK_GROWTH_LIMIT_MB = 125;
+const PEAK_GROWTH_LIMIT_MB = 140;
 
 for (const dialect of DIALECTS) {
   describe(`ftcapi import dnc (${dialect})`, () => {
