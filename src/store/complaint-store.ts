@@ -260,7 +260,7 @@ export class ComplaintStore {
     } else if (offset > 0 && countsCombination(query, dimension)) {
       // The hours (or days) that hold the page, read from whichever of their ends is nearer it, as
       // a violation range's page is: at most half of their matches are skipped.
-      const series = await this.combinations.of(await this.createdWhenViolated(query), indexLedBy(walk));
+      const series = await this.combinationSeries(query, walk);
       const window = pageWindow(series, order, offset, limit);
       if (window.matches > 0) {
         const rows = Math.min(limit, total - offset);
@@ -331,25 +331,25 @@ export class ComplaintStore {
   }
 
   /**
-   * A combination with a range of whole violation days, its created range cut to the hours in which
-   * complaints violated on those days were created (the `violated_on` counts, kept per day in
-   * memory): its count then walks only those hours of its index. A violation day's complaints are
-   * created over the weeks after it, so a range of a few days cut a year of a large city's entries
-   * (156,000 at 20 million complaints a year) to a few weeks'. A query with no such range is
-   * returned as it is.
+   * A combination's matches per hour (`CombinationCounts`), counted on the index led by `walk`,
+   * for its total and its pages alike. With a range of whole violation days, its created range is
+   * first cut to the hours in which complaints violated on those days were created (the
+   * `violated_on` counts, kept per day in memory), so that the count walks only those hours of
+   * its index: a violation day's complaints are created over the weeks after it, so a range of a
+   * few days cut a year of a large city's entries (156,000 at 20 million complaints a year) to a
+   * few weeks'.
    */
-  private async createdWhenViolated(query: StoredComplaintQuery): Promise<StoredComplaintQuery> {
+  private async combinationSeries(query: StoredComplaintQuery, walk: EqualityColumn[]): Promise<CountSeries> {
     const days = await this.violationDaysOf(query.violation);
-    if (days === undefined) return query;
-    const series = await this.counts.violatedOn(days.first, days.last);
-    if (series.length === 0) return query;
-    const from = series.buckets[0]! * series.bucketSeconds;
-    const to = (series.buckets[series.length - 1]! + 1) * series.bucketSeconds - 1;
-    const created = query.created;
-    return {
-      ...query,
-      created: { from: Math.max(from, created?.from ?? from), to: Math.min(to, created?.to ?? to) },
+    const violated = days === undefined ? undefined : await this.counts.violatedOn(days.first, days.last);
+    if (violated === undefined || violated.length === 0) return this.combinations.of(query, indexLedBy(walk));
+    const from = violated.buckets[0]! * violated.bucketSeconds;
+    const to = (violated.buckets[violated.length - 1]! + 1) * violated.bucketSeconds - 1;
+    const created = {
+      from: Math.max(from, query.created?.from ?? from),
+      to: Math.min(to, query.created?.to ?? to),
     };
+    return this.combinations.of({ ...query, created }, indexLedBy(walk));
   }
 
   /**
@@ -361,14 +361,10 @@ export class ComplaintStore {
     range: TimeRange | undefined,
   ): Promise<{ first: number; last: number } | undefined> {
     if (!range || !isWholeDays(range)) return undefined;
-    const violations = await this.counts.of({ name: "violation", value: "", column: "violation_at" });
-    if (violations.length === 0) return undefined;
-    const hoursPerDay = SECONDS_PER_DAY / SECONDS_PER_HOUR;
-    const first = Math.max(range.from / SECONDS_PER_DAY, Math.floor(violations.buckets[0]! / hoursPerDay));
-    const last = Math.min(
-      (range.to + 1) / SECONDS_PER_DAY - 1,
-      Math.floor(violations.buckets[violations.length - 1]! / hoursPerDay),
-    );
+    const held = await this.counts.violationDays();
+    if (held === undefined) return undefined;
+    const first = Math.max(range.from / SECONDS_PER_DAY, held.first);
+    const last = Math.min((range.to + 1) / SECONDS_PER_DAY - 1, held.last);
     return last - first + 1 <= MAX_VIOLATED_DAYS ? { first, last } : undefined;
   }
 
@@ -640,7 +636,7 @@ export class ComplaintStore {
     walk: EqualityColumn[],
   ): Promise<number> {
     if (countsCombination(query, dimension)) {
-      const series = await this.combinations.of(await this.createdWhenViolated(query), indexLedBy(walk));
+      const series = await this.combinationSeries(query, walk);
       return series.sumOf(0, series.length);
     }
     if (!dimension) return this.countRows(query, query.created);

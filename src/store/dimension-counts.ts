@@ -211,23 +211,21 @@ function combinedCells(
   filter: ViolatedWith,
 ): { dimension: FlagViolationDimension; values: string[] } | undefined {
   const { dimension, values, robocall, state } = filter;
-  if (dimension === "state" && robocall !== undefined)
-    return {
-      dimension: "state_robocall",
-      values: values.map((stateKey) => combinedValue(stateKey, robocall)),
-    };
-  if (dimension !== "subject" || (robocall === undefined && state === undefined)) return undefined;
-  if (state === undefined)
-    return {
-      dimension: "subject_robocall",
-      values: values.map((subject) => combinedValue(subject, robocall!)),
-    };
-  if (robocall === undefined)
-    return { dimension: "state_subject", values: values.map((subject) => combinedValue(state, subject)) };
-  return {
-    dimension: "state_subject_robocall",
-    values: values.map((subject) => combinedValue(state, subject, robocall)),
-  };
+  if (dimension === "state")
+    return robocall === undefined
+      ? undefined
+      : { dimension: "state_robocall", values: values.map((stateKey) => combinedValue(stateKey, robocall)) };
+  if (dimension !== "subject") return undefined;
+  if (state !== undefined)
+    return robocall === undefined
+      ? { dimension: "state_subject", values: values.map((subject) => combinedValue(state, subject)) }
+      : {
+          dimension: "state_subject_robocall",
+          values: values.map((subject) => combinedValue(state, subject, robocall)),
+        };
+  return robocall === undefined
+    ? undefined
+    : { dimension: "subject_robocall", values: values.map((subject) => combinedValue(subject, robocall)) };
 }
 
 /**
@@ -598,16 +596,26 @@ export class DimensionCounts {
    */
   async warmViolatedOn(maxBytes: number, days?: number, chunkDays = 10): Promise<void> {
     const { version } = await this.version.current();
-    const violations = await this.of({ name: "violation", value: "", column: "violation_at" });
-    if (violations.length === 0) return;
-    const hoursPerDay = SECONDS_PER_DAY / SECONDS_PER_HOUR;
-    const newest = Math.floor(violations.buckets[violations.length - 1]! / hoursPerDay);
-    const oldest = Math.max(
-      Math.floor(violations.buckets[0]! / hoursPerDay),
-      days === undefined ? Number.MIN_SAFE_INTEGER : newest - days + 1,
-    );
+    const held = await this.violationDays();
+    if (held === undefined) return;
+    const newest = held.last;
+    const oldest = days === undefined ? held.first : Math.max(held.first, newest - days + 1);
     for (let last = newest; last >= oldest && this.series.keptWeight < maxBytes; last -= chunkDays)
       await this.violatedOnDays(daysFrom(Math.max(oldest, last - chunkDays + 1), last), version);
+  }
+
+  /**
+   * The first and last day (days since 1970) on which stored complaints were violated, from the
+   * `violation` dimension's hourly counts; undefined when there are none.
+   */
+  async violationDays(): Promise<{ first: number; last: number } | undefined> {
+    const violations = await this.of({ name: "violation", value: "", column: "violation_at" });
+    if (violations.length === 0) return undefined;
+    const hoursPerDay = SECONDS_PER_DAY / SECONDS_PER_HOUR;
+    return {
+      first: Math.floor(violations.buckets[0]! / hoursPerDay),
+      last: Math.floor(violations.buckets[violations.length - 1]! / hoursPerDay),
+    };
   }
 
   /** The `violated_on` series of each day, from memory, the days not held read in one statement. */
