@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { parseComplaintCountQuery } from "../src/domain/complaint-count-query.js";
 import { parseComplaintQuery } from "../src/domain/complaint-query.js";
-import { formatDateTime } from "../src/domain/date-time.js";
+import { formatDateTime } from "../src/domain/time.js";
 import { ComplaintStore } from "../src/store/complaint-store.js";
 import { migrate } from "../src/store/migrate.js";
 import { openDatabase } from "../src/store/open-database.js";

@@ -1,4 +1,4 @@
-import { parseDate } from "./domain/date-time.js";
+import { parseDate } from "./domain/time.js";
 
 /**
  * The one place that reads the environment. Each command turns its flags, then `FTCAPI_*`

@@ -1,6 +1,6 @@
 import { Command, InvalidArgumentError } from "commander";
 import { COMPLAINTS, NOTICES } from "../domain/collections.js";
-import { parseDate } from "../domain/date-time.js";
+import { parseDate } from "../domain/time.js";
 import { startOfTodaySeconds, writeComplaintCsv } from "../ingest/complaint-generator.js";
 import { writeNoticeCsv } from "../ingest/notice-generator.js";
 

@@ -4,7 +4,7 @@ import {
   type ComplaintRow,
   complaintAttributes,
 } from "./complaint.js";
-import { formatDateTime } from "./date-time.js";
+import { formatDateTime } from "./time.js";
 
 export interface ComplaintResource {
   type: "dnc_complaint";

@@ -1,7 +1,7 @@
 import { COMPLAINT_CSV_HEADER, type Complaint } from "./complaint.js";
 import { complaintResource } from "./complaint-envelope.js";
 import { csvText } from "./csv-text.js";
-import { formatDateTime } from "./date-time.js";
+import { formatDateTime } from "./time.js";
 
 /**
  * The FTC extract's CSV dialect, as `ftcapi generate dnc` writes it: CRLF line ends, quotes only

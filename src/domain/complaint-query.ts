@@ -1,7 +1,6 @@
 import { ApiError } from "./api-error.js";
 import { matchKey } from "./complaint.js";
-import { parseDate, parseDateTime } from "./date-time.js";
-import { SECONDS_PER_DAY } from "./time.js";
+import { parseDate, parseDateTime, SECONDS_PER_DAY } from "./time.js";
 
 /** An inclusive range of moments, in seconds. */
 export interface TimeRange {

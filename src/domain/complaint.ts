@@ -1,5 +1,5 @@
 import { hash } from "node:crypto";
-import { formatDateTime } from "./date-time.js";
+import { formatDateTime } from "./time.js";
 
 /** A Do Not Call complaint as stored: times in seconds, empty values as empty strings. */
 export interface Complaint {

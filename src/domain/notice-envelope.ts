@@ -1,7 +1,7 @@
-import { formatTimestamp } from "./date-time.js";
 import { JSONAPI_MEMBER } from "./error-body.js";
 import { NOTICE_TYPE, type Notice, type NoticeAttributes, noticeAttributes } from "./notice.js";
 import type { NoticeQuery } from "./notice-query.js";
+import { formatTimestamp } from "./time.js";
 
 interface Href {
   href: string;

@@ -1,8 +1,8 @@
 import { csvText } from "./csv-text.js";
-import { formatTimestamp } from "./date-time.js";
 import { ENTITY_SEPARATOR, NOTICE_CSV_HEADER, type Notice } from "./notice.js";
 import { noticeResourceText } from "./notice-envelope.js";
 import type { NoticeQuery } from "./notice-query.js";
+import { formatTimestamp } from "./time.js";
 
 /** The header line of a notices CSV export: the columns `ftcapi import notices` reads. */
 export function noticeCsvHeader(): string {

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { formatTimestamp } from "./date-time.js";
-import { SECONDS_PER_MINUTE } from "./time.js";
+import { formatTimestamp, SECONDS_PER_MINUTE } from "./time.js";
 
 /**
  * An HSR early-termination notice as stored: times in seconds (UTC), `date` as `YYYY-MM-DD`, absent

@@ -3,8 +3,13 @@ import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
 import { COMPLAINT_CSV_HEADER } from "../domain/complaint.js";
-import { formatDateTime } from "../domain/date-time.js";
-import { nowSeconds, SECONDS_PER_DAY, SECONDS_PER_HOUR, SECONDS_PER_MINUTE } from "../domain/time.js";
+import {
+  formatDateTime,
+  nowSeconds,
+  SECONDS_PER_DAY,
+  SECONDS_PER_HOUR,
+  SECONDS_PER_MINUTE,
+} from "../domain/time.js";
 
 export interface GeneratorOptions {
   rows: number;

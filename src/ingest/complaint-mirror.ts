@@ -1,7 +1,13 @@
 import { COMPLAINTS } from "../domain/collections.js";
 import { COMPLAINT_ID_PATTERN, type Complaint } from "../domain/complaint.js";
-import { dayOf, formatDate, formatDateTime, parseDateTime } from "../domain/date-time.js";
-import { nowSeconds, SECONDS_PER_DAY } from "../domain/time.js";
+import {
+  dayOf,
+  formatDate,
+  formatDateTime,
+  nowSeconds,
+  parseDateTime,
+  SECONDS_PER_DAY,
+} from "../domain/time.js";
 import { ComplaintStore } from "../store/complaint-store.js";
 import type { ComplaintWriter } from "../store/complaint-writer.js";
 import type { Database } from "../store/database.js";

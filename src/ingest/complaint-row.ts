@@ -1,5 +1,5 @@
 import { COMPLAINT_CSV_HEADER, type Complaint, complaintIdFromText } from "../domain/complaint.js";
-import { parseDateTime } from "../domain/date-time.js";
+import { parseDateTime } from "../domain/time.js";
 import type { RowOccurrences } from "./row-occurrences.js";
 
 /**

@@ -2,9 +2,8 @@ import { createWriteStream } from "node:fs";
 import { Readable, type Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { stringify } from "csv-stringify";
-import { formatTimestamp } from "../domain/date-time.js";
 import { ENTITY_SEPARATOR, NOTICE_CSV_HEADER } from "../domain/notice.js";
-import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
+import { formatTimestamp, SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 
 export interface NoticeGeneratorOptions {
   rows: number;

@@ -6,8 +6,7 @@ import type {
 } from "../domain/complaint-count-query.js";
 import type { TimeRange } from "../domain/complaint-query.js";
 import { type CountGroup, type CountResult, selectGroups } from "../domain/count-options.js";
-import { formatDate } from "../domain/date-time.js";
-import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
+import { formatDate, SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { Database } from "./database.js";
 import type { Dimension } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";

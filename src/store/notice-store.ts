@@ -1,12 +1,12 @@
 import { sql, type Transaction } from "kysely";
 import { NOTICES } from "../domain/collections.js";
 import { type CountResult, selectGroups } from "../domain/count-options.js";
-import { formatTimestamp } from "../domain/date-time.js";
 import type { Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import { decodeQuery, noticeDocumentBytes } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import { type FilterCondition, type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
+import { formatTimestamp } from "../domain/time.js";
 import { CollectionVersion } from "./collection-version.js";
 import type { Database } from "./database.js";
 import type { NoticeListRequest, NoticePage, NoticeReader } from "./notice-reader.js";

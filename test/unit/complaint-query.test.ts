@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { ApiError } from "../../src/domain/api-error.js";
 import { parseComplaintQuery } from "../../src/domain/complaint-query.js";
-import { parseDateTime } from "../../src/domain/date-time.js";
+import { parseDateTime } from "../../src/domain/time.js";
 
 const parse = (query: string) => parseComplaintQuery([...new URLSearchParams(query)]);
 
