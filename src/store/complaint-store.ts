@@ -33,6 +33,7 @@ import {
   DimensionCounts,
   daysFrom,
   dimensionFor,
+  filterDimension,
   HOURLY_VIOLATED_WITH,
   type ViolatedWith,
 } from "./dimension-counts.js";
@@ -370,13 +371,14 @@ export class ComplaintStore {
   }
 
   /**
-   * For a range of whole violation days with no other filter than one of a state, the robocall
-   * flag, a subject or an area code, and a created range of whole days (any of them or none), the
-   * range's days as `violationDaysOf` cuts them, and the counts its total and its pages come from:
-   * per created hour from `violated_on`, or with the filter per created day from
-   * `complaint_state_violations` (migration 017) or `complaint_flag_violations` (migrations 020 and
-   * 022), cut to the created range. Such
-   * a query is then not counted on rows as a combination. Undefined for any other query.
+   * For a range of whole violation days with no other filter than one `ViolatedWith` (a state, the
+   * robocall flag, a subject or a place, perhaps with others, `violatedWithFilters`), and a
+   * created range of whole days (any of them or none), the range's days as `violationDaysOf` cuts
+   * them, and the counts its total and its pages come from: per created hour from `violated_on`,
+   * or with the filter per created day from `complaint_state_violations` (migration 017),
+   * `complaint_flag_violations` (migrations 020, 022, 024 and 030) or
+   * `complaint_place_violations` (031), cut to the created range. Such a query is then not counted
+   * on rows as a combination. Undefined for any other query.
    */
   private async violatedPlan(
     query: StoredComplaintQuery,
@@ -388,7 +390,6 @@ export class ComplaintStore {
       (dimension === null || dimension.name === "violation") &&
       query.violation !== undefined &&
       (created === undefined || isWholeDays(created)) &&
-      query.city === undefined &&
       query.phone === undefined &&
       filters.length <= 1;
     if (!eligible) return undefined;
@@ -499,28 +500,39 @@ export class ComplaintStore {
    */
   private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
-    { dimension, values, robocall, state }: ViolatedWith,
+    filter: ViolatedWith,
     days: { first: number; last: number },
     window: TimeRange,
   ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
+    const { dimension, values, robocall, state } = filter;
     const column = FILTER_COLUMNS[dimension];
     // A state's index holds each entry's robocall flag (migration 021), a subject's its state and
-    // flag (027), the days' index both (028).
-    const flagged = <Q extends SelectQueryBuilder<Schema, "complaints", O>>(select: Q): Q => {
+    // flag (027), an area code's and a city's both (019, 021), the days' index both (028). A
+    // city's state leads its index (`complaints_city`), where it is sought, not tested.
+    const flagged = <Q extends SelectQueryBuilder<Schema, "complaints", O>>(
+      select: Q,
+      stateSought = false,
+    ): Q => {
       const withFlag = robocall === undefined ? select : select.where(sql`robocall || ''`, "=", robocall);
-      return (state === undefined ? withFlag : withFlag.where(sql`state_key || ''`, "=", state)) as Q;
+      if (state === undefined) return withFlag as Q;
+      return (
+        stateSought
+          ? withFlag.where("state_key", "=", state)
+          : withFlag.where(sql`state_key || ''`, "=", state)
+      ) as Q;
     };
     const onFilterIndex = flagged(
       keys
         .where(column, "in", [...values])
         .where(sql`+violation_day`, ">=", days.first)
         .where(sql`+violation_day`, "<=", days.last),
+      dimension === "city",
     );
     // The filter's complaints created in the window, per hour where it is counted per hour (the
     // window may be an hour of the flag's, `violatedWithHourly`), else per day: from memory.
     let filterEntries = 0;
     for (const value of values) {
-      const series = await this.counts.of({ name: dimension, value, column: "created_at" });
+      const series = await this.counts.of(filterDimension(filter, value));
       filterEntries += series.sumOfBuckets(
         Math.floor(window.from / series.bucketSeconds),
         Math.floor(window.to / series.bucketSeconds),
@@ -528,8 +540,9 @@ export class ComplaintStore {
     }
     // Fewer cost less to walk than the statement weighing the days' index.
     if (filterEntries <= FILTER_WALK_ENTRIES_MAX) return onFilterIndex;
-    // The days' index holds each entry's state, flag and area code (migration 028), not its subject.
-    const entryCost = column === "subject" ? ROW_READ_COST : 1;
+    // The days' index holds each entry's state, flag and area code (migration 028), not its subject
+    // or city.
+    const entryCost = column === "subject" || column === "city_key" ? ROW_READ_COST : 1;
     const dayEntries = await this.counts.violatedWithin(
       days.first,
       days.last,
@@ -854,14 +867,29 @@ export class ComplaintStore {
 }
 
 /**
- * The `ViolatedWith` filters of a query's state, robocall flag, subject and area code: a subject
- * with a state, the flag or both is one filter (counted as `state_subject`, `subject_robocall` or
- * `state_subject_robocall`), and so is a state with the flag (`state_robocall`); each other is a
- * filter of its own. A violation range is counted per created day for at most one of them.
+ * The `ViolatedWith` filters of a query's state, robocall flag, subject, area code and city: a
+ * place (a city, else an area code) with a state, the flag or both is one filter (counted in
+ * `complaint_place_violations`), a subject with a state, the flag or both is one (counted as
+ * `state_subject`, `subject_robocall` or `state_subject_robocall`), and so is a state with the flag
+ * (`state_robocall`); each other is a filter of its own. A violation range is counted per created
+ * day for at most one of them.
  */
 function violatedWithFilters(query: StoredComplaintQuery): ViolatedWith[] {
-  const { state, robocall, subjects, areaCode } = query;
+  const { state, robocall, subjects, areaCode, city } = query;
   const filters: ViolatedWith[] = [];
+  if (city !== undefined || areaCode !== undefined) {
+    // A place takes the state and the flag (`complaint_place_violations`); with both places, the
+    // area code is a filter of its own.
+    const others = {
+      ...(state === undefined ? {} : { state }),
+      ...(robocall === undefined ? {} : { robocall }),
+    };
+    if (city !== undefined) filters.push({ dimension: "city", values: [city], ...others });
+    if (areaCode !== undefined)
+      filters.push({ dimension: "area", values: [areaCode], ...(city === undefined ? others : {}) });
+    if (subjects !== undefined) filters.push({ dimension: "subject", values: subjects });
+    return filters;
+  }
   if (subjects !== undefined && (state !== undefined || robocall !== undefined))
     filters.push({
       dimension: "subject",
@@ -1027,4 +1055,5 @@ const FILTER_COLUMNS = {
   robocall: "robocall",
   subject: "subject",
   area: "area_code",
+  city: "city_key",
 } as const;

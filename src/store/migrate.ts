@@ -30,6 +30,7 @@ import { subjectIndexPlaces } from "./migrations/027-subject-index-places.js";
 import { violationDayIndexPlaces } from "./migrations/028-violation-day-index-places.js";
 import { cityAreaCounts } from "./migrations/029-city-area-counts.js";
 import { subjectCombinationViolations } from "./migrations/030-subject-combination-violations.js";
+import { placeViolations } from "./migrations/031-place-violations.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -69,6 +70,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["028-violation-day-index-places", violationDayIndexPlaces],
   ["029-city-area-counts", cityAreaCounts],
   ["030-subject-combination-violations", subjectCombinationViolations],
+  ["031-place-violations", placeViolations],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -142,6 +142,23 @@ export interface ComplaintCityAreaCountTable {
   count: number;
 }
 
+/**
+ * Complaints per place (`place` `area`: `value` an area code as stored; `city`: a city's match key,
+ * complaints with no city left out), day of `created_at`, day of `violation_at` (days since 1970),
+ * state (match key) and robocall flag, kept by the writers with the rows (migration 031): an area
+ * code with a state or the flag, or a city, with a range of violation days, has its matches per
+ * created day from these.
+ */
+export interface ComplaintPlaceViolationTable {
+  place: "area" | "city";
+  value: string;
+  created_day: number;
+  violation_day: number;
+  state_key: string;
+  robocall: string;
+  count: number;
+}
+
 /** All complaints per minute of `created_at`; `minute` is minutes since the epoch (migration 016). */
 export interface ComplaintMinuteCountTable {
   minute: number;
@@ -252,6 +269,7 @@ export interface Schema {
   complaint_area_combination_counts: ComplaintAreaCombinationCountTable;
   complaint_city_combination_counts: ComplaintCityCombinationCountTable;
   complaint_city_area_counts: ComplaintCityAreaCountTable;
+  complaint_place_violations: ComplaintPlaceViolationTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

@@ -52,6 +52,7 @@ const MIGRATION_NAMES = [
   "028-violation-day-index-places",
   "029-city-area-counts",
   "030-subject-combination-violations",
+  "031-place-violations",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -92,6 +93,7 @@ const SQLITE_SCHEMA = [
   `table complaint_hour_counts on complaint_hour_counts: CREATE TABLE "complaint_hour_counts" ("dimension" text not null, "value" text not null, "hour" integer not null, "count" integer not null, constraint "complaint_hour_counts_pk" primary key ("dimension", "value", "hour")) without rowid`,
   `table complaint_minute_counts on complaint_minute_counts: CREATE TABLE "complaint_minute_counts" ("minute" integer primary key, "count" integer not null)`,
   `table complaint_phone_totals on complaint_phone_totals: CREATE TABLE "complaint_phone_totals" ("phone" text not null primary key, "count" integer not null, "newest_at" integer not null) without rowid`,
+  `table complaint_place_violations on complaint_place_violations: CREATE TABLE "complaint_place_violations" ("place" text not null, "value" text not null, "created_day" integer not null, "violation_day" integer not null, "state_key" text not null, "robocall" text not null, "count" integer not null, constraint "complaint_place_violations_pk" primary key ("place", "value", "created_day", "violation_day", "state_key", "robocall")) without rowid`,
   `table complaint_state_violations on complaint_state_violations: CREATE TABLE "complaint_state_violations" ("state_key" text not null, "created_day" integer not null, "violation_day" integer not null, "count" integer not null, constraint "complaint_state_violations_pk" primary key ("state_key", "created_day", "violation_day")) without rowid`,
   `table complaints on complaints: CREATE TABLE "complaints" ("created_at" integer not null, "id" text not null , "violation_at" integer not null, "phone" text not null, "city" text not null, "state" text not null, "area_code" text not null, "subject" text not null, "robocall" text not null, "state_key" text not null, "city_key" text not null, violation_day integer not null default 0, constraint "complaints_pk" primary key ("created_at", "id")) without rowid`,
   `table mirror_state on mirror_state: CREATE TABLE "mirror_state" ("upstream" text not null, "collection" text not null, "complete_through_day" integer, "cursor" text, "checked_at" integer, constraint "mirror_state_pk" primary key ("upstream", "collection"))`,
@@ -118,6 +120,7 @@ const POSTGRES_SCHEMA = [
   `table complaint_hour_counts (dimension text not null, value text not null, hour integer not null, count integer not null)`,
   `table complaint_minute_counts (minute integer not null, count integer not null)`,
   `table complaint_phone_totals (phone text not null, count integer not null, newest_at bigint not null)`,
+  `table complaint_place_violations (place text not null, value text not null, created_day integer not null, violation_day integer not null, state_key text not null, robocall text not null, count integer not null)`,
   `table complaint_state_violations (state_key text not null, created_day integer not null, violation_day integer not null, count integer not null)`,
   `table complaints (created_at bigint not null, id text not null collate C, violation_at bigint not null, phone text not null, city text not null, state text not null, area_code text not null, subject text not null, robocall text not null, state_key text not null, city_key text not null, violation_day integer not null)`,
   `table key_usage (key_id integer not null, hour bigint not null, count integer not null)`,
@@ -139,6 +142,7 @@ const POSTGRES_SCHEMA = [
   `constraint complaint_hour_counts.complaint_hour_counts_pk: PRIMARY KEY (dimension, value, hour)`,
   `constraint complaint_minute_counts.complaint_minute_counts_pkey: PRIMARY KEY (minute)`,
   `constraint complaint_phone_totals.complaint_phone_totals_pkey: PRIMARY KEY (phone)`,
+  `constraint complaint_place_violations.complaint_place_violations_pk: PRIMARY KEY (place, value, created_day, violation_day, state_key, robocall)`,
   `constraint complaint_state_violations.complaint_state_violations_pk: PRIMARY KEY (state_key, created_day, violation_day)`,
   `constraint complaints.complaints_pk: PRIMARY KEY (created_at, id)`,
   `constraint key_usage.key_usage_pk: PRIMARY KEY (key_id, hour)`,
@@ -164,6 +168,7 @@ const POSTGRES_SCHEMA = [
   `index complaint_minute_counts_pkey: CREATE UNIQUE INDEX complaint_minute_counts_pkey ON public.complaint_minute_counts USING btree (minute)`,
   `index complaint_phone_totals_by_count: CREATE INDEX complaint_phone_totals_by_count ON public.complaint_phone_totals USING btree (count, newest_at, phone)`,
   `index complaint_phone_totals_pkey: CREATE UNIQUE INDEX complaint_phone_totals_pkey ON public.complaint_phone_totals USING btree (phone)`,
+  `index complaint_place_violations_pk: CREATE UNIQUE INDEX complaint_place_violations_pk ON public.complaint_place_violations USING btree (place, value, created_day, violation_day, state_key, robocall)`,
   `index complaint_state_violations_pk: CREATE UNIQUE INDEX complaint_state_violations_pk ON public.complaint_state_violations USING btree (state_key, created_day, violation_day)`,
   `index complaints_any_city: CREATE INDEX complaints_any_city ON public.complaints USING btree (city_key, created_at, id, area_code, robocall, violation_day)`,
   `index complaints_area: CREATE INDEX complaints_area ON public.complaints USING btree (area_code, created_at, id, state_key, robocall, violation_day)`,

@@ -20,8 +20,15 @@ type Row = {
   robocall: string;
   subject: string;
   area_code: string;
+  city: string;
+  city_key: string;
 };
-type Counted = "violated_on" | "state_violated_on" | "flag_violated_on" | "flag_violated_hours";
+type Counted =
+  | "violated_on"
+  | "state_violated_on"
+  | "flag_violated_on"
+  | "flag_violated_hours"
+  | "place_violated_on";
 
 const DAY = 86_400;
 
@@ -33,7 +40,18 @@ async function storedRows(location: string): Promise<Row[]> {
   try {
     const rows = await database.db
       .selectFrom("complaints")
-      .select(["id", "created_at", "violation_at", "state", "state_key", "robocall", "subject", "area_code"])
+      .select([
+        "id",
+        "created_at",
+        "violation_at",
+        "state",
+        "state_key",
+        "robocall",
+        "subject",
+        "area_code",
+        "city",
+        "city_key",
+      ])
       .execute();
     return rows.map((row) => ({
       id: row.id,
@@ -44,6 +62,8 @@ async function storedRows(location: string): Promise<Row[]> {
       robocall: row.robocall,
       subject: row.subject,
       area_code: row.area_code,
+      city: row.city,
+      city_key: row.city_key,
     }));
   } finally {
     await database.close();
@@ -55,8 +75,9 @@ async function storedRows(location: string): Promise<Row[]> {
  * and created day (`state_violated_on`, the rows of `complaint_state_violations`), or per violation
  * day, robocall flag, subject or area code and created day (`flag_violated_on`, the rows of
  * `complaint_flag_violations`), or per violation day, robocall flag and created hour
- * (`flag_violated_hours`, the rows of `complaint_flag_violation_hours`), counted here from the
- * stored rows.
+ * (`flag_violated_hours`, the rows of `complaint_flag_violation_hours`), or per violation day,
+ * area code or city (not an empty one), state, flag and created day (`place_violated_on`, the rows
+ * of `complaint_place_violations`), counted here from the stored rows.
  */
 async function expectedViolatedOn(
   location: string,
@@ -72,15 +93,22 @@ async function expectedViolatedOn(
           ? [`${day}:${row.state_key}`]
           : dimension === "flag_violated_hours"
             ? [`${day}:robocall:${row.robocall}`]
-            : [
-                `${day}:robocall:${row.robocall}`,
-                `${day}:subject:${row.subject}`,
-                `${day}:area:${row.area_code}`,
-                `${day}:state_robocall:${row.state_key}\u001f${row.robocall}`,
-                `${day}:subject_robocall:${row.subject}\u001f${row.robocall}`,
-                `${day}:state_subject:${row.state_key}\u001f${row.subject}`,
-                `${day}:state_subject_robocall:${row.state_key}\u001f${row.subject}\u001f${row.robocall}`,
-              ];
+            : dimension === "place_violated_on"
+              ? [
+                  `${day}:area:${row.area_code}:${row.state_key}:${row.robocall}`,
+                  ...(row.city_key === ""
+                    ? []
+                    : [`${day}:city:${row.city_key}:${row.state_key}:${row.robocall}`]),
+                ]
+              : [
+                  `${day}:robocall:${row.robocall}`,
+                  `${day}:subject:${row.subject}`,
+                  `${day}:area:${row.area_code}`,
+                  `${day}:state_robocall:${row.state_key}\u001f${row.robocall}`,
+                  `${day}:subject_robocall:${row.subject}\u001f${row.robocall}`,
+                  `${day}:state_subject:${row.state_key}\u001f${row.subject}`,
+                  `${day}:state_subject_robocall:${row.state_key}\u001f${row.subject}\u001f${row.robocall}`,
+                ];
     for (const value of values) {
       const key = JSON.stringify([
         value,
@@ -118,6 +146,17 @@ async function storedViolatedOn(location: string, dimension: Counted = "violated
         .execute();
       return rows.map((row) => ({
         value: `${row.violation_day}:${row.dimension}:${row.value}`,
+        hour: Number(row.created_day),
+        count: Number(row.count),
+      }));
+    }
+    if (dimension === "place_violated_on") {
+      const rows = await database.db
+        .selectFrom("complaint_place_violations")
+        .select(["place", "value", "created_day", "violation_day", "state_key", "robocall", "count"])
+        .execute();
+      return rows.map((row) => ({
+        value: `${row.violation_day}:${row.place}:${row.value}:${row.state_key}:${row.robocall}`,
         hour: Number(row.created_day),
         count: Number(row.count),
       }));
@@ -218,6 +257,7 @@ for (const dialect of DIALECTS) {
         "state_violated_on",
         "flag_violated_on",
         "flag_violated_hours",
+        "place_violated_on",
       ] as const) {
         const expected = await expectedViolatedOn(db, dimension);
         assert.ok(expected.length > 500);
@@ -296,6 +336,13 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(
         (await storedViolatedOn(db, "flag_violated_on")).sort(byKey),
         (await expectedViolatedOn(db, "flag_violated_on")).sort(byKey),
+      );
+      await migrateAgain(db, "031-place-violations", async (kysely) => {
+        await kysely.schema.dropTable("complaint_place_violations").execute();
+      });
+      assert.deepEqual(
+        (await storedViolatedOn(db, "place_violated_on")).sort(byKey),
+        (await expectedViolatedOn(db, "place_violated_on")).sort(byKey),
       );
       await migrateAgain(db, "023-flag-violation-hours", async (kysely) => {
         await kysely.schema.dropTable("complaint_flag_violation_hours").execute();
@@ -387,7 +434,73 @@ for (const dialect of DIALECTS) {
             (!state || other.state_key === row.state_key) &&
             (!flag || other.robocall === row.robocall),
         });
+        // A place (an area code, a city in every state or in one) with a state, the flag or both,
+        // counted as one filter: places of the generated files, over ranges of their violation
+        // days (the dense and the sparse file are elsewhere in time).
+        const generated = rows.filter(
+          (row) =>
+            row.created_at < Date.UTC(2024, 4, 11) / 1000 && Math.floor(row.created_at / DAY) !== DENSE_DAY,
+        );
+        const generatedNewest = Math.floor(Math.max(...generated.map((row) => row.violation_at)) / DAY);
+        const placeRanges = [
+          { from: generatedNewest - 6, to: generatedNewest },
+          { from: generatedNewest - 20, to: generatedNewest - 2 },
+          { from: generatedNewest - 900, to: generatedNewest - 25 },
+        ];
+        const flagOf = (flag: string) => `is_robocall=${flag === "Y"}`;
+        /** The complaints of each place `keyOf` names, per state. */
+        const placesByState = (keyOf: (row: Row) => string): Array<Map<string, Row[]>> => {
+          const statesOf = new Map<string, Map<string, Row[]>>();
+          for (const row of generated) {
+            if (keyOf(row) === "") continue;
+            const byState = statesOf.get(keyOf(row)) ?? new Map<string, Row[]>();
+            byState.set(row.state_key, [...(byState.get(row.state_key) ?? []), row]);
+            statesOf.set(keyOf(row), byState);
+          }
+          const size = (byState: Map<string, Row[]>) => [...byState.values()].flat().length;
+          return [...statesOf.values()].sort((a, b) => size(b) - size(a));
+        };
+        // The commonest place, and a place in two states or more with the state it has fewer
+        // complaints of, so that the state matters.
+        const commonIn = (byState: Array<Map<string, Row[]>>) =>
+          [...byState[0]!.values()].sort((a, b) => b.length - a.length)[0]![0]!;
+        const sharedIn = (byState: Array<Map<string, Row[]>>) =>
+          [...byState.find((places) => places.size > 1)!.values()]
+            .sort((a, b) => a.length - b.length)
+            .find((list) => list.length > 20)![0]!;
+        const areas = placesByState((row) => row.area_code);
+        const cities = placesByState((row) => row.city_key);
+        const place = (
+          row: Row,
+          by: "area_code" | "city" | "any_city",
+          state: boolean,
+          flag?: string,
+        ): Filter => ({
+          parameter: [
+            by === "area_code"
+              ? `area_code=${row.area_code}`
+              : `city=${encodeURIComponent(row.city.toUpperCase())}`,
+            ...(state || by === "city" ? [`state=${encodeURIComponent(row.state)}`] : []),
+            ...(flag === undefined ? [] : [flagOf(flag)]),
+          ].join("&"),
+          matches: (other) =>
+            (by === "area_code" ? other.area_code === row.area_code : other.city_key === row.city_key) &&
+            (!(state || by === "city") || other.state_key === row.state_key) &&
+            (flag === undefined || other.robocall === flag),
+        });
+        const placeFilters: Filter[] = [
+          place(commonIn(areas), "area_code", true),
+          place(commonIn(areas), "area_code", false, "Y"),
+          place(commonIn(areas), "area_code", true, "N"),
+          place(sharedIn(areas), "area_code", true),
+          place(commonIn(cities), "any_city", false),
+          place(commonIn(cities), "any_city", false, "N"),
+          place(commonIn(cities), "city", true),
+          place(sharedIn(cities), "city", true),
+          place(sharedIn(cities), "city", true, "Y"),
+        ];
         const cases = [
+          ...placeFilters.flatMap((filter) => placeRanges.map((range) => ({ range, filter }))),
           ...[
             subjectWith(states[0]![0]!, true, false),
             subjectWith(states[0]![0]!, false, true),

@@ -170,6 +170,17 @@ export class PostgresComplaintWriter implements ComplaintWriter {
           group by 1, 2, 3, 4, 5, 6
         on conflict (city_key, area_code, state_key, robocall, subject, created_day)
           do update set count = complaint_city_area_counts.count + excluded.count
+      ), place_violations as (
+        insert into complaint_place_violations (place, value, created_day, violation_day, state_key, robocall, count)
+        select place, value, created_day, violation_day, state_key, robocall, count(*) from (
+          select 'area' as place, area_code as value, ${day("created_at")} as created_day, violation_day, state_key,
+              robocall
+            from added
+          union all select 'city', city_key, ${day("created_at")}, violation_day, state_key, robocall
+            from added where city_key <> ''
+        ) as places group by 1, 2, 3, 4, 5, 6
+        on conflict (place, value, created_day, violation_day, state_key, robocall)
+          do update set count = complaint_place_violations.count + excluded.count
       ), counted_minutes as (
         insert into complaint_minute_counts (minute, count)
         select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1

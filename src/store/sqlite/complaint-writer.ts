@@ -66,6 +66,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly areaCombinationStatement: BetterSqlite3.Statement;
   private readonly cityCombinationStatement: BetterSqlite3.Statement;
   private readonly cityAreaStatement: BetterSqlite3.Statement;
+  private readonly placeViolationStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
@@ -110,6 +111,20 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       createdDay: number,
     ]
   >();
+  /**
+   * Complaints added per area code or city (not an empty one), created day, violation day, state
+   * and robocall flag, not yet written.
+   */
+  private readonly placeViolations = new NestedTally<
+    [
+      place: "area" | "city",
+      value: string,
+      createdDay: number,
+      violationDay: number,
+      stateKey: string,
+      robocall: string,
+    ]
+  >();
   /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
   private readonly minuteCounts = new Map<number, number>();
   /** Per caller number, complaints added and the newest created time, not yet written. */
@@ -125,6 +140,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.areaCombinations,
     this.cityCombinations,
     this.cityAreas,
+    this.placeViolations,
     this.minuteCounts,
     this.phoneTotals,
   ];
@@ -187,6 +203,12 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_city_area_counts (city_key, area_code, state_key, robocall, subject, created_day, count)
         values (?, ?, ?, ?, ?, ?, ?)
         on conflict (city_key, area_code, state_key, robocall, subject, created_day)
+          do update set count = count + excluded.count`,
+    );
+    this.placeViolationStatement = database.sqlite.prepare(
+      `insert into complaint_place_violations (place, value, created_day, violation_day, state_key, robocall, count)
+        values (?, ?, ?, ?, ?, ?, ?)
+        on conflict (place, value, created_day, violation_day, state_key, robocall)
           do update set count = count + excluded.count`,
     );
     this.phoneTotalStatement = database.sqlite.prepare(
@@ -299,6 +321,16 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         complaint.subject,
         createdDay,
       );
+      this.placeViolations.add(
+        "area",
+        complaint.areaCode,
+        createdDay,
+        violationDay,
+        stateKey,
+        complaint.robocall,
+      );
+      if (cityKey !== "")
+        this.placeViolations.add("city", cityKey, createdDay, violationDay, stateKey, complaint.robocall);
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
@@ -337,6 +369,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     });
     this.cityAreas.forEach(([cityKey, areaCode, stateKey, robocall, subject, createdDay], count) => {
       this.cityAreaStatement.run(cityKey, areaCode, stateKey, robocall, subject, createdDay, count);
+    });
+    this.placeViolations.forEach(([place, value, createdDay, violationDay, stateKey, robocall], count) => {
+      this.placeViolationStatement.run(place, value, createdDay, violationDay, stateKey, robocall, count);
     });
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     for (const [phone, total] of this.phoneTotals)
