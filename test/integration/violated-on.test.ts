@@ -233,6 +233,50 @@ async function sparseViolations(): Promise<string> {
   return file;
 }
 
+/** The violation days of `sparseSubject`'s Vermont complaints. */
+const SUBJECT_DAY = Date.UTC(2023, 1, 1) / 1000 / DAY;
+const SUBJECT_OLD_DAY = Date.UTC(2023, 0, 20) / 1000 / DAY;
+
+/**
+ * Ten days of 24,000 complaints of one subject, one in a hundred in a small state (Vermont), a
+ * twentieth of those violated on `SUBJECT_DAY` and another twentieth on `SUBJECT_OLD_DAY`; of the
+ * others one in five violated on `SUBJECT_DAY` too. A page of that subject and state within either
+ * day then spans days of the subject's complaints (more than the 10,000 entries walked unweighed):
+ * on `SUBJECT_DAY` the state's index holds the fewest entries (the days' index holds thousands of
+ * the other state's), on `SUBJECT_OLD_DAY` the days' index, each tested for the subject on its row.
+ * Each of those Vermont complaints has a twin of another subject filed in the same second.
+ */
+async function sparseSubject(): Promise<string> {
+  const time = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
+  const first = Date.UTC(2023, 2, 1) / 1000;
+  const lines: string[] = [COMPLAINT_CSV_HEADER.join(",")];
+  for (let index = 0; index < 24_000; index++) {
+    const created = first + index * 36;
+    const vermont = index % 100 === 0;
+    const violationDay = vermont
+      ? (index / 100) % 20 === 0
+        ? SUBJECT_DAY
+        : (index / 100) % 20 === 10
+          ? SUBJECT_OLD_DAY
+          : undefined
+      : index % 5 === 1
+        ? SUBJECT_DAY
+        : undefined;
+    const violation = violationDay === undefined ? created - 600 : violationDay * DAY + 7200;
+    const [city, state, area] = vermont ? ["Burlington", "Vermont", "802"] : ["Columbus", "Ohio", "614"];
+    lines.push(
+      `${area}5550${String(index % 1000).padStart(3, "0")},${time(created)},${time(violation)},${city},${state},${area},Other,${index % 2 === 0 ? "Y" : "N"}`,
+    );
+    // A twin of another subject, filed the same second: a subject read from the wrong row of that
+    // second would be wrong.
+    if (vermont && violationDay !== undefined)
+      lines.push(`8025551000,${time(created)},${time(violation)},${city},${state},${area},Charities,N`);
+  }
+  const file = join(await makeTempDirectory(), "sparse-subject.csv");
+  await writeFile(file, `${lines.join("\r\n")}\r\n`);
+  return file;
+}
+
 const byKey = (a: HourCount, b: HourCount) => a.value.localeCompare(b.value) || a.hour - b.hour;
 const dayText = (day: number) => new Date(day * DAY * 1000).toISOString().slice(0, 10);
 
@@ -247,6 +291,7 @@ for (const dialect of DIALECTS) {
         ...(await generatedComplaintFiles([7, 8], { rows: 4000, days: 30 })),
         await sparseViolations(),
         await denseDay(),
+        await sparseSubject(),
       ];
     });
 
@@ -520,6 +565,14 @@ for (const dialect of DIALECTS) {
             ranges.map((range) => ({ range, filter: stateWithFlag(list[0]!, list[0]!.robocall) })),
           ),
           ...ranges.map((range) => ({ range, filter: undefined })),
+          // A small state's sparse matches among a common subject's complaints.
+          ...[SUBJECT_DAY, SUBJECT_OLD_DAY].map((day) => ({
+            range: { from: day, to: day },
+            filter: {
+              parameter: "state=Vermont&subject=other",
+              matches: (row: Row) => row.state_key === "vermont" && row.subject === "Other",
+            },
+          })),
           { range: { from: SPARSE_DAY, to: SPARSE_DAY }, filter: texas },
           { range: { from: SPARSE_DAY - 3, to: SPARSE_DAY + 1 }, filter: texas },
           // Thousands of matches in one created day: placed to the hour.
