@@ -3,7 +3,12 @@ import type { TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
-import { filterComplaints, isWholeDays, type StoredComplaintQuery } from "./complaint-filters.js";
+import {
+  filterComplaints,
+  isWholeDays,
+  rowTestedColumns,
+  type StoredComplaintQuery,
+} from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import { type CountSeries, type CountSeriesFigures, keptSeriesBytes, seriesOf } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
@@ -129,6 +134,7 @@ export class CombinationCounts {
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {
+    const sqlite = this.database.dialect === "sqlite";
     const compiled = filterComplaints(
       this.database.db
         .selectFrom("complaints")
@@ -136,12 +142,13 @@ export class CombinationCounts {
       query,
       query.created,
       "day",
+      sqlite ? rowTestedColumns(walkIndex) : undefined,
     )
       .groupBy(HOUR_OF_CREATED)
       .orderBy("bucket", "asc")
       .compile();
     const statement =
-      walkIndex !== undefined && this.database.dialect === "sqlite"
+      walkIndex !== undefined && sqlite
         ? CompiledQuery.raw(
             compiled.sql.replace('from "complaints"', `from "complaints" indexed by "${walkIndex}"`),
             [...compiled.parameters],

@@ -1,6 +1,7 @@
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import type { ComplaintQuery, TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY } from "../domain/time.js";
+import { SECONDARY_INDEXES } from "./complaint-indexes.js";
 import type { Schema } from "./schema.js";
 
 /** A complaint's columns in the order of `ComplaintRow` (domain/complaint.ts), for reads as rows. */
@@ -72,18 +73,36 @@ export function singleFilters(
  */
 export type ViolationTest = "time" | "scan" | "day";
 
+/** A column `rowColumn` can test on the row. */
+export type RowTestedColumn = "subject" | "city_key";
+
+/**
+ * The columns of `RowTestedColumn` that the SQLite index `index` does not hold, to be tested on
+ * the row (`rowColumn`) by a select walking it; none when no index is named.
+ */
+export function rowTestedColumns(index: string | undefined): ReadonlySet<RowTestedColumn> {
+  if (index === undefined) return new Set();
+  const held = SECONDARY_INDEXES[index] ?? [];
+  return new Set((["subject", "city_key"] as const).filter((column) => !held.includes(column)));
+}
+
 /**
  * Applies a complaint query's filters to a select, as pages and exports apply them. A `subject`
  * filter must come resolved (`subjects`); it throws otherwise, rather than match every subject.
  * `violationTest` says how a violation range is tested (`ViolationTest`; `day` applies to a range
- * of whole days only, any other is tested on its times).
+ * of whole days only, any other is tested on its times). `onRow`: on SQLite, the columns the
+ * walked index lacks (`rowTestedColumns`), tested on the row (`rowColumn`) so that only entries
+ * passing the index's own tests have their rows read.
  */
 export function filterComplaints<O>(
   select: SelectQueryBuilder<Schema, "complaints", O>,
   query: StoredComplaintQuery,
   created: TimeRange | undefined,
   violationTest: ViolationTest = "time",
+  onRow: ReadonlySet<RowTestedColumn> = new Set(),
 ): SelectQueryBuilder<Schema, "complaints", O> {
+  const tested = (column: RowTestedColumn) =>
+    onRow.has(column) ? rowColumn("sqlite", column) : sql.ref(column);
   let result = select;
   if (query.subject !== undefined && query.subjects === undefined)
     throw new Error("A subject filter must be resolved to the stored subjects before it is applied.");
@@ -100,14 +119,14 @@ export function filterComplaints<O>(
     result = result.where(violation, ">=", query.violation.from).where(violation, "<=", query.violation.to);
   }
   if (query.state !== undefined) result = result.where("state_key", "=", query.state);
-  if (query.city !== undefined) result = result.where("city_key", "=", query.city);
+  if (query.city !== undefined) result = result.where(tested("city_key"), "=", query.city);
   if (query.areaCode !== undefined) result = result.where("area_code", "=", query.areaCode);
   if (query.robocall !== undefined) result = result.where("robocall", "=", query.robocall);
   if (query.phone !== undefined) result = result.where("phone", "=", query.phone);
   const subjects = query.subjects;
   if (subjects !== undefined) {
-    if (subjects.length === 1) result = result.where("subject", "=", subjects[0]!);
-    else if (subjects.length > 1) result = result.where("subject", "in", [...subjects]);
+    if (subjects.length === 1) result = result.where(tested("subject"), "=", subjects[0]!);
+    else if (subjects.length > 1) result = result.where(tested("subject"), "in", [...subjects]);
     else result = result.where(sql<SqlBool>`1 = 0`);
   }
   return result;
@@ -122,10 +141,7 @@ export function filterComplaints<O>(
  * of 12,042 at 20 million complaints, 1.4 ms instead of 38). On PostgreSQL, which reads each
  * entry's row from its heap anyway, the column itself, kept off its index by `|| ''`.
  */
-export function rowColumn(
-  dialect: "sqlite" | "postgres",
-  column: "subject" | "city_key",
-): RawBuilder<string> {
+export function rowColumn(dialect: "sqlite" | "postgres", column: RowTestedColumn): RawBuilder<string> {
   return dialect === "sqlite"
     ? sql<string>`(select ${sql.ref(`own.${column}`)} from complaints as own where own.created_at = complaints.created_at and +own.id = complaints.id)`
     : sql<string>`${sql.ref(column)} || ''`;

@@ -18,6 +18,7 @@ import {
   isEmptyRange,
   isWholeDays,
   rowColumn,
+  rowTestedColumns,
   type StoredComplaintQuery,
   singleFilters,
   splitRange,
@@ -296,9 +297,20 @@ export class ComplaintStore {
       // One violation day is walked on its own index (migration 011), already in created order;
       // its day alone selects it exactly (from day 1 on), and the index holds no violation time.
       // Walked on a filter's index, a range of whole days is tested on the days that index holds.
+      // A combination's columns its walked index lacks are tested on the row (`rowColumn`).
+      const onRow =
+        this.database.dialect === "sqlite" && countsCombination(query, dimension)
+          ? rowTestedColumns(indexLedBy(walk))
+          : undefined;
       let ordered =
         day === undefined
-          ? this.filtered(select, query, created, scanInOrder ? "scan" : walk.length > 0 ? "day" : "time")
+          ? filterComplaints(
+              select,
+              query,
+              created,
+              scanInOrder ? "scan" : walk.length > 0 ? "day" : "time",
+              onRow,
+            )
           : this.filtered(select, { ...query, violation: undefined }, created).where(
               "violation_day",
               "=",
