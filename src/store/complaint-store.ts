@@ -517,7 +517,7 @@ export class ComplaintStore {
     days: { first: number; last: number },
     window: TimeRange,
   ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
-    const { dimension, values, robocall, state } = filter;
+    const { dimension, values, robocall, state, areaCode } = filter;
     const column = FILTER_COLUMNS[dimension];
     // A state's index holds each entry's robocall flag (migration 021), a subject's its state and
     // flag (027), an area code's and a city's both (019, 021), the days' index both (028). A
@@ -526,7 +526,8 @@ export class ComplaintStore {
       select: Q,
       stateSought = false,
     ): Q => {
-      const withFlag = robocall === undefined ? select : select.where(sql`robocall || ''`, "=", robocall);
+      const withArea = areaCode === undefined ? select : select.where(sql`area_code || ''`, "=", areaCode);
+      const withFlag = robocall === undefined ? withArea : withArea.where(sql`robocall || ''`, "=", robocall);
       if (state === undefined) return withFlag as Q;
       return (
         stateSought
@@ -934,15 +935,19 @@ function violatedWithFilters(query: StoredComplaintQuery): ViolatedWith[] {
   const { state, robocall, subjects, areaCode, city } = query;
   const filters: ViolatedWith[] = [];
   if (city !== undefined || areaCode !== undefined) {
-    // A place takes the state and the flag (`complaint_place_violations`); with both places, the
-    // area code is a filter of its own.
+    // A place takes the state and the flag (`complaint_place_violations`), a city the area code too.
     const others = {
       ...(state === undefined ? {} : { state }),
       ...(robocall === undefined ? {} : { robocall }),
     };
-    if (city !== undefined) filters.push({ dimension: "city", values: [city], ...others });
-    if (areaCode !== undefined)
-      filters.push({ dimension: "area", values: [areaCode], ...(city === undefined ? others : {}) });
+    if (city !== undefined)
+      filters.push({
+        dimension: "city",
+        values: [city],
+        ...others,
+        ...(areaCode === undefined ? {} : { areaCode }),
+      });
+    else if (areaCode !== undefined) filters.push({ dimension: "area", values: [areaCode], ...others });
     if (subjects !== undefined) filters.push({ dimension: "subject", values: subjects });
     return filters;
   }

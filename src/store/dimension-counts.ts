@@ -195,6 +195,8 @@ export interface ViolatedWith {
    * `complaint_place_violations`.
    */
   state?: string;
+  /** With a city: only its complaints of this area code, counted as place `city_area` (migration 031). */
+  areaCode?: string;
 }
 
 /**
@@ -542,18 +544,28 @@ export class DimensionCounts {
    */
   async violatedWith(filter: ViolatedWith, firstDay: number, lastDay: number): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const { dimension, values, robocall, state } = filter;
+    const { dimension, values, robocall, state, areaCode } = filter;
     return this.series.getOrLoad(
-      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${robocall ?? ""}\u0000${state ?? ""}\u0000${firstDay}\u0000${lastDay}`,
+      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${robocall ?? ""}\u0000${state ?? ""}\u0000${areaCode ?? ""}\u0000${firstDay}\u0000${lastDay}`,
       version,
       async () => {
         const db = this.database.db;
         if (countedByPlace(filter)) {
           // The place's rows, in created-day order by the table's key: no seek per day needed.
-          let cells = db
-            .selectFrom("complaint_place_violations")
-            .where("place", "=", dimension === "city" ? "city" : "area")
-            .where("value", "in", values);
+          let cells =
+            dimension === "city" && areaCode !== undefined
+              ? db
+                  .selectFrom("complaint_place_violations")
+                  .where("place", "=", "city_area")
+                  .where(
+                    "value",
+                    "in",
+                    values.map((city) => combinedValue(city, areaCode)),
+                  )
+              : db
+                  .selectFrom("complaint_place_violations")
+                  .where("place", "=", dimension === "city" ? "city" : "area")
+                  .where("value", "in", values);
           if (state !== undefined) cells = cells.where("state_key", "=", state);
           if (robocall !== undefined) cells = cells.where("robocall", "=", robocall);
           const rows = await cells

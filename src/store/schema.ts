@@ -144,13 +144,14 @@ export interface ComplaintCityAreaCountTable {
 
 /**
  * Complaints per place (`place` `area`: `value` an area code as stored; `city`: a city's match key,
- * complaints with no city left out), day of `created_at`, day of `violation_at` (days since 1970),
- * state (match key) and robocall flag, kept by the writers with the rows (migration 031): an area
- * code with a state or the flag, or a city, with a range of violation days, has its matches per
- * created day from these.
+ * complaints with no city left out; `city_area`: a city's match key and an area code joined by
+ * U+001F), day of `created_at`, day of `violation_at` (days since 1970), state (match key) and
+ * robocall flag, kept by the writers with the rows (migration 031): an area code with a state or
+ * the flag, or a city (perhaps with an area code), with a range of violation days, has its matches
+ * per created day from these.
  */
 export interface ComplaintPlaceViolationTable {
-  place: "area" | "city";
+  place: "area" | "city" | "city_area";
   value: string;
   created_day: number;
   violation_day: number;

@@ -105,10 +105,12 @@ const LARGE_ROWS = 300_000;
  * plateau. Since the city and area code counts and the subject's violation counts (migrations
  * 029 and 030, four more tallies with about one entry a complaint each, flushed at the same
  * size), 208 to 222 MB for 300,000 against 199 to 203 MB with the build before, in alternating
- * runs (a run of the whole suite measured 213 against 88 for the small file). Holding this file's
- * rows as objects would cost nearly twice the margin.
+ * runs (a run of the whole suite measured 213 against 88 for the small file). Since the place
+ * violation counts (migration 031, two or three more entries a complaint in the same flushes),
+ * 222 to 233 MB for 300,000 against 88 and 89 for 300 in four runs. Holding this file's rows as objects
+ * would cost nearly twice the margin.
  */
-const PEAK_GROWTH_LIMIT_MB = 140;
+const PEAK_GROWTH_LIMIT_MB = 150;
 
 for (const dialect of DIALECTS) {
   describe(`ftcapi import dnc (${dialect})`, () => {

@@ -98,7 +98,10 @@ async function expectedViolatedOn(
                   `${day}:area:${row.area_code}:${row.state_key}:${row.robocall}`,
                   ...(row.city_key === ""
                     ? []
-                    : [`${day}:city:${row.city_key}:${row.state_key}:${row.robocall}`]),
+                    : [
+                        `${day}:city:${row.city_key}:${row.state_key}:${row.robocall}`,
+                        `${day}:city_area:${row.city_key}\u001f${row.area_code}:${row.state_key}:${row.robocall}`,
+                      ]),
                 ]
               : [
                   `${day}:robocall:${row.robocall}`,
@@ -520,6 +523,7 @@ for (const dialect of DIALECTS) {
           by: "area_code" | "city" | "any_city",
           state: boolean,
           flag?: string,
+          withArea = false,
         ): Filter => ({
           parameter: [
             by === "area_code"
@@ -527,9 +531,11 @@ for (const dialect of DIALECTS) {
               : `city=${encodeURIComponent(row.city.toUpperCase())}`,
             ...(state || by === "city" ? [`state=${encodeURIComponent(row.state)}`] : []),
             ...(flag === undefined ? [] : [flagOf(flag)]),
+            ...(withArea ? [`area_code=${row.area_code}`] : []),
           ].join("&"),
           matches: (other) =>
             (by === "area_code" ? other.area_code === row.area_code : other.city_key === row.city_key) &&
+            (!withArea || other.area_code === row.area_code) &&
             (!(state || by === "city") || other.state_key === row.state_key) &&
             (flag === undefined || other.robocall === flag),
         });
@@ -543,6 +549,9 @@ for (const dialect of DIALECTS) {
           place(commonIn(cities), "city", true),
           place(sharedIn(cities), "city", true),
           place(sharedIn(cities), "city", true, "Y"),
+          // A city with an area code (counted as `city_area`), in every state and in one.
+          place(commonIn(cities), "any_city", false, undefined, true),
+          place(sharedIn(cities), "city", true, "N", true),
         ];
         const cases = [
           ...placeFilters.flatMap((filter) => placeRanges.map((range) => ({ range, filter }))),
@@ -625,7 +634,7 @@ for (const dialect of DIALECTS) {
               });
               assert.equal(res.status, 200, res.body);
               const body = res.json();
-              assert.equal(body.meta["record-total"], count);
+              assert.equal(body.meta["record-total"], count, base);
               assert.deepEqual(
                 body.data.map((record: { id: string }) => record.id),
                 expected.slice(offset, offset + 6).map((row) => row.id),

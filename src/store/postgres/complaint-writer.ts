@@ -178,6 +178,9 @@ export class PostgresComplaintWriter implements ComplaintWriter {
             from added
           union all select 'city', city_key, ${day("created_at")}, violation_day, state_key, robocall
             from added where city_key <> ''
+          union all select 'city_area', city_key || chr(31) || area_code, ${day("created_at")}, violation_day,
+              state_key, robocall
+            from added where city_key <> ''
         ) as places group by 1, 2, 3, 4, 5, 6
         on conflict (place, value, created_day, violation_day, state_key, robocall)
           do update set count = complaint_place_violations.count + excluded.count

@@ -125,6 +125,20 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       robocall: string,
     ]
   >();
+  /**
+   * Complaints added per city (not an empty one), area code, created day, violation day, state
+   * and robocall flag, not yet written (place `city_area`).
+   */
+  private readonly cityAreaViolations = new NestedTally<
+    [
+      cityKey: string,
+      areaCode: string,
+      createdDay: number,
+      violationDay: number,
+      stateKey: string,
+      robocall: string,
+    ]
+  >();
   /** Complaints added per minute of their creation (minutes since 1970), not yet written. */
   private readonly minuteCounts = new Map<number, number>();
   /** Per caller number, complaints added and the newest created time, not yet written. */
@@ -141,6 +155,7 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.cityCombinations,
     this.cityAreas,
     this.placeViolations,
+    this.cityAreaViolations,
     this.minuteCounts,
     this.phoneTotals,
   ];
@@ -329,8 +344,17 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         stateKey,
         complaint.robocall,
       );
-      if (cityKey !== "")
+      if (cityKey !== "") {
         this.placeViolations.add("city", cityKey, createdDay, violationDay, stateKey, complaint.robocall);
+        this.cityAreaViolations.add(
+          cityKey,
+          complaint.areaCode,
+          createdDay,
+          violationDay,
+          stateKey,
+          complaint.robocall,
+        );
+      }
       const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
       this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
       const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
@@ -373,6 +397,20 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     this.placeViolations.forEach(([place, value, createdDay, violationDay, stateKey, robocall], count) => {
       this.placeViolationStatement.run(place, value, createdDay, violationDay, stateKey, robocall, count);
     });
+    this.cityAreaViolations.forEach(
+      ([cityKey, areaCode, createdDay, violationDay, stateKey, robocall], count) => {
+        const value = combinedValue(cityKey, areaCode);
+        this.placeViolationStatement.run(
+          "city_area",
+          value,
+          createdDay,
+          violationDay,
+          stateKey,
+          robocall,
+          count,
+        );
+      },
+    );
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     for (const [phone, total] of this.phoneTotals)
       this.phoneTotalStatement.run(phone, total.count, total.newestAt);
