@@ -5,7 +5,7 @@ import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import { type CollectionVersion, VersionedLru } from "./collection-version.js";
 import type { StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
-import type { FlagViolationDimension, Schema } from "./schema.js";
+import type { ComplaintPlaceViolationTable, FlagViolationDimension, Schema } from "./schema.js";
 
 /**
  * A dimension of `complaint_counts`: a set of complaints that a filter selects whole (all of
@@ -251,6 +251,48 @@ function combinedCells(
   return robocall === undefined
     ? undefined
     : { dimension: "subject_robocall", values: values.map((subject) => combinedValue(subject, robocall)) };
+}
+
+/**
+ * The `complaint_place_violations` place and values of a filter `countedByPlace` accepts: a city's
+ * with an area code under `city_area`, else the city's or the area code's own.
+ */
+function placeCells({ dimension, values, areaCode }: ViolatedWith): {
+  place: ComplaintPlaceViolationTable["place"];
+  values: string[];
+} {
+  if (dimension === "city" && areaCode !== undefined)
+    return { place: "city_area", values: values.map((city) => combinedValue(city, areaCode)) };
+  return { place: dimension === "city" ? "city" : "area", values: [...values] };
+}
+
+/** A count table's rows with a created day, a violation day and a count. */
+type ViolationCells = SelectQueryBuilder<
+  Schema,
+  "complaint_state_violations" | "complaint_flag_violations" | "complaint_place_violations",
+  object
+>;
+
+/**
+ * The sums of `cells` per created day, of the violation days `firstDay` to `lastDay`, ascending;
+ * only of the created days `createdDays` when given (one seek of the table's key each).
+ */
+async function sumOfViolationDays(
+  cells: ViolationCells,
+  firstDay: number,
+  lastDay: number,
+  createdDays?: readonly number[],
+): Promise<CountSeries> {
+  // Each table has the columns the sum reads: typed as the first, it is the same statement over any.
+  const typed = cells as unknown as SelectQueryBuilder<Schema, "complaint_state_violations", object>;
+  const rows = await (createdDays === undefined ? typed : typed.where("created_day", "in", [...createdDays]))
+    .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
+    .where("violation_day", ">=", firstDay)
+    .where("violation_day", "<=", lastDay)
+    .groupBy("created_day")
+    .orderBy("created_day")
+    .execute();
+  return seriesOf(SECONDS_PER_DAY, rows);
 }
 
 /**
@@ -552,30 +594,14 @@ export class DimensionCounts {
         const db = this.database.db;
         if (countedByPlace(filter)) {
           // The place's rows, in created-day order by the table's key: no seek per day needed.
-          let cells =
-            dimension === "city" && areaCode !== undefined
-              ? db
-                  .selectFrom("complaint_place_violations")
-                  .where("place", "=", "city_area")
-                  .where(
-                    "value",
-                    "in",
-                    values.map((city) => combinedValue(city, areaCode)),
-                  )
-              : db
-                  .selectFrom("complaint_place_violations")
-                  .where("place", "=", dimension === "city" ? "city" : "area")
-                  .where("value", "in", values);
+          const place = placeCells(filter);
+          let cells = db
+            .selectFrom("complaint_place_violations")
+            .where("place", "=", place.place)
+            .where("value", "in", place.values);
           if (state !== undefined) cells = cells.where("state_key", "=", state);
           if (robocall !== undefined) cells = cells.where("robocall", "=", robocall);
-          const rows = await cells
-            .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
-            .where("violation_day", ">=", firstDay)
-            .where("violation_day", "<=", lastDay)
-            .groupBy("created_day")
-            .orderBy("created_day")
-            .execute();
-          return seriesOf(SECONDS_PER_DAY, rows);
+          return sumOfViolationDays(cells, firstDay, lastDay);
         }
         if (dimension === "city") throw new Error("a city is counted in complaint_place_violations");
         const days = new Set<number>();
@@ -597,16 +623,7 @@ export class DimensionCounts {
                   .selectFrom("complaint_flag_violations")
                   .where("dimension", "=", dimension)
                   .where("value", "in", values);
-        // Both tables have the columns the sum reads: typed as the first, it is the same statement over either.
-        const rows = await (cells as SelectQueryBuilder<Schema, "complaint_state_violations", object>)
-          .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
-          .where("created_day", "in", [...days])
-          .where("violation_day", ">=", firstDay)
-          .where("violation_day", "<=", lastDay)
-          .groupBy("created_day")
-          .orderBy("created_day")
-          .execute();
-        return seriesOf(SECONDS_PER_DAY, rows);
+        return sumOfViolationDays(cells, firstDay, lastDay, [...days]);
       },
       keptSeriesBytes,
     );

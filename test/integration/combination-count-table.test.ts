@@ -2,46 +2,19 @@ import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli } from "../support/cli.js";
-import { generatedComplaintFiles, importEach, migrateAgain } from "../support/count-tables.js";
+import {
+  generatedComplaintFiles,
+  importEach,
+  migrateAgain,
+  type StoredComplaintRow,
+  storedComplaintRows,
+} from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { startTestServer } from "../support/test-server.js";
 
 const DAY = 86_400;
 
-type Row = {
-  id: string;
-  created_at: number;
-  state: string;
-  state_key: string;
-  robocall: string;
-  subject: string;
-  area_code: string;
-  city: string;
-  city_key: string;
-};
-
-async function storedRows(location: string): Promise<Row[]> {
-  const database = openDatabase(location);
-  try {
-    const rows = await database.db
-      .selectFrom("complaints")
-      .select([
-        "id",
-        "created_at",
-        "state",
-        "state_key",
-        "robocall",
-        "subject",
-        "area_code",
-        "city",
-        "city_key",
-      ])
-      .execute();
-    return rows.map((row) => ({ ...row, created_at: Number(row.created_at) }));
-  } finally {
-    await database.close();
-  }
-}
+type Row = StoredComplaintRow;
 
 /**
  * Complaints per state, robocall flag, subject and created day (with `place`, per area code, city
@@ -49,7 +22,7 @@ async function storedRows(location: string): Promise<Row[]> {
  */
 async function expectedCounts(location: string, place?: Place): Promise<string[]> {
   const counts = new Map<string, number>();
-  for (const row of await storedRows(location)) {
+  for (const row of await storedComplaintRows(location)) {
     const key = JSON.stringify([
       ...(place === "area"
         ? [row.area_code]
@@ -166,7 +139,7 @@ for (const dialect of DIALECTS) {
       const key = await createKeyWithCli(db);
       const server = await startTestServer({ db });
       try {
-        const rows = (await storedRows(db)).sort(newestFirst);
+        const rows = (await storedComplaintRows(db)).sort(newestFirst);
         const biggest = (field: "state" | "subject" | "area_code" | "city") => {
           const tally = new Map<string, number>();
           for (const row of rows)

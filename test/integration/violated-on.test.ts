@@ -6,23 +6,18 @@ import { sql } from "kysely";
 import { COMPLAINT_CSV_HEADER } from "../../src/domain/complaint.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli } from "../support/cli.js";
-import { generatedComplaintFiles, importEach, migrateAgain } from "../support/count-tables.js";
+import {
+  generatedComplaintFiles,
+  importEach,
+  migrateAgain,
+  type StoredComplaintRow,
+  storedComplaintRows,
+} from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory, startTestServer } from "../support/test-server.js";
 
 type HourCount = { value: string; hour: number; count: number };
-type Row = {
-  id: string;
-  created_at: number;
-  violation_at: number;
-  state: string;
-  state_key: string;
-  robocall: string;
-  subject: string;
-  area_code: string;
-  city: string;
-  city_key: string;
-};
+type Row = StoredComplaintRow;
 type Counted =
   | "violated_on"
   | "state_violated_on"
@@ -34,41 +29,6 @@ const DAY = 86_400;
 
 /** A filter given with a violation range: its query parameter, and which stored rows it matches. */
 type Filter = { parameter: string; matches: (row: Row) => boolean };
-
-async function storedRows(location: string): Promise<Row[]> {
-  const database = openDatabase(location);
-  try {
-    const rows = await database.db
-      .selectFrom("complaints")
-      .select([
-        "id",
-        "created_at",
-        "violation_at",
-        "state",
-        "state_key",
-        "robocall",
-        "subject",
-        "area_code",
-        "city",
-        "city_key",
-      ])
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      created_at: Number(row.created_at),
-      violation_at: Number(row.violation_at),
-      state: row.state,
-      state_key: row.state_key,
-      robocall: row.robocall,
-      subject: row.subject,
-      area_code: row.area_code,
-      city: row.city,
-      city_key: row.city_key,
-    }));
-  } finally {
-    await database.close();
-  }
-}
 
 /**
  * Complaints per violation day and created hour (`violated_on`), or per violation day and state
@@ -84,7 +44,7 @@ async function expectedViolatedOn(
   dimension: Counted = "violated_on",
 ): Promise<HourCount[]> {
   const counts = new Map<string, number>();
-  for (const row of await storedRows(location)) {
+  for (const row of await storedComplaintRows(location)) {
     const day = String(Math.floor(row.violation_at / DAY));
     const values =
       dimension === "violated_on"
@@ -406,7 +366,7 @@ for (const dialect of DIALECTS) {
       const key = await createKeyWithCli(db, "ranges@example.com", "--unlimited");
       const server = await startTestServer({ db });
       try {
-        const rows = (await storedRows(db)).sort((a, b) =>
+        const rows = (await storedComplaintRows(db)).sort((a, b) =>
           a.created_at !== b.created_at
             ? b.created_at - a.created_at
             : a.id < b.id

@@ -54,3 +54,46 @@ export async function migrateAgain(
   const listed = await runCli(["keys", "list", "--db", db]);
   assert.equal(listed.code, 0, listed.stderr);
 }
+
+/** A stored complaint's columns that count tables are kept by, its times as numbers. */
+export interface StoredComplaintRow {
+  id: string;
+  created_at: number;
+  violation_at: number;
+  state: string;
+  state_key: string;
+  robocall: string;
+  subject: string;
+  area_code: string;
+  city: string;
+  city_key: string;
+}
+
+/** Every stored complaint of `location`, for oracles counted from the rows. */
+export async function storedComplaintRows(location: string): Promise<StoredComplaintRow[]> {
+  const database = openDatabase(location);
+  try {
+    const rows = await database.db
+      .selectFrom("complaints")
+      .select([
+        "id",
+        "created_at",
+        "violation_at",
+        "state",
+        "state_key",
+        "robocall",
+        "subject",
+        "area_code",
+        "city",
+        "city_key",
+      ])
+      .execute();
+    return rows.map((row) => ({
+      ...row,
+      created_at: Number(row.created_at),
+      violation_at: Number(row.violation_at),
+    }));
+  } finally {
+    await database.close();
+  }
+}
