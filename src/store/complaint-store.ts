@@ -500,16 +500,17 @@ export class ComplaintStore {
   }
 
   /**
-   * `keys` narrowed to the complaints matching `filter` (a state, the robocall flag, a subject or
-   * an area code) violated on `days`, within the created range `window`: read on the filter's
-   * index, which holds each entry's violation day (migrations 017, 020 and 021), so that the days
-   * are tested without reading rows, unless the counts say the days' index holds fewer entries in
-   * the window (a range's matches can be sparse, so that fifty of them span weeks of the filter's
-   * complaints, or a few hundred of a day's flag: then one seek a day costs less, each entry
-   * tested on the days' index, which holds the state, the flag and the area code; a subject's entry
-   * there costs its row, `ROW_READ_COST` times an entry). A window of at most
-   * `FILTER_WALK_ENTRIES_MAX` of the filter's entries is read on its index unweighed. `+` and
-   * `|| ''` keep planners off the other index.
+   * `keys` narrowed to the complaints matching `filter` (a state, the robocall flag, a subject, an
+   * area code or a city, with what `ViolatedWith` adds) violated on `days`, within the created
+   * range `window`: read on the filter's index, which holds each entry's violation day (migrations
+   * 017, 020 and 021), so that the days are tested without reading rows, unless the counts say
+   * another walk reads less (a range's matches can be sparse, so that fifty of them span weeks of
+   * the filter's complaints, or a few hundred of a day's flag): the days' index, one seek a day,
+   * which holds the state, the flag and the area code (a subject's or a city's entry there costs
+   * its row, `ROW_READ_COST` times an entry); or for a subject with a state, the state's index,
+   * which holds the violation day and the flag (its entries in the range cost their rows). A
+   * window of at most `FILTER_WALK_ENTRIES_MAX` of the filter's entries is read on its index
+   * unweighed. `+` and `|| ''` keep planners off the other index.
    */
   private async filterInDays<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
