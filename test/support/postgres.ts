@@ -116,7 +116,9 @@ export async function startThrowawayCluster(keepIn?: string): Promise<Cluster> {
     directory,
     stop: () => {
       try {
-        asPostgres("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);
+        // A kept cluster (a benchmark's) stops fast, writing out what it committed: its commits are
+        // asynchronous, and an immediate stop loses the last of them (a migration run just before).
+        asPostgres("pg_ctl", ["-D", data, "-m", keepIn ? "fast" : "immediate", "-w", "stop"]);
       } catch {
         // already stopped
       }
