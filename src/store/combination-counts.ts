@@ -134,7 +134,7 @@ export class CombinationCounts {
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {
-    const sqlite = this.database.dialect === "sqlite";
+    const { dialect } = this.database;
     const compiled = filterComplaints(
       this.database.db
         .selectFrom("complaints")
@@ -142,13 +142,13 @@ export class CombinationCounts {
       query,
       query.created,
       "day",
-      sqlite ? rowTestedColumns(walkIndex) : undefined,
+      rowTestedColumns(dialect, walkIndex),
     )
       .groupBy(HOUR_OF_CREATED)
       .orderBy("bucket", "asc")
       .compile();
     const statement =
-      walkIndex !== undefined && sqlite
+      walkIndex !== undefined && dialect === "sqlite"
         ? CompiledQuery.raw(
             compiled.sql.replace('from "complaints"', `from "complaints" indexed by "${walkIndex}"`),
             [...compiled.parameters],

@@ -77,11 +77,14 @@ export type ViolationTest = "time" | "scan" | "day";
 export type RowTestedColumn = "subject" | "city_key";
 
 /**
- * The columns of `RowTestedColumn` that the SQLite index `index` does not hold, to be tested on
- * the row (`rowColumn`) by a select walking it; none when no index is named.
+ * The columns of `RowTestedColumn` that the index `index` does not hold, to be tested on the row
+ * (`rowColumn`) by a select walking it: on SQLite only, and none when no index is named.
  */
-export function rowTestedColumns(index: string | undefined): ReadonlySet<RowTestedColumn> {
-  if (index === undefined) return new Set();
+export function rowTestedColumns(
+  dialect: "sqlite" | "postgres",
+  index: string | undefined,
+): ReadonlySet<RowTestedColumn> {
+  if (dialect !== "sqlite" || index === undefined) return new Set();
   const held = SECONDARY_INDEXES[index] ?? [];
   return new Set((["subject", "city_key"] as const).filter((column) => !held.includes(column)));
 }
@@ -90,8 +93,8 @@ export function rowTestedColumns(index: string | undefined): ReadonlySet<RowTest
  * Applies a complaint query's filters to a select, as pages and exports apply them. A `subject`
  * filter must come resolved (`subjects`); it throws otherwise, rather than match every subject.
  * `violationTest` says how a violation range is tested (`ViolationTest`; `day` applies to a range
- * of whole days only, any other is tested on its times). `onRow`: on SQLite, the columns the
- * walked index lacks (`rowTestedColumns`), tested on the row (`rowColumn`) so that only entries
+ * of whole days only, any other is tested on its times). `onRow`: the columns the walked index
+ * lacks on SQLite (`rowTestedColumns`), tested on the row (`rowColumn`) so that only entries
  * passing the index's own tests have their rows read.
  */
 export function filterComplaints<O>(

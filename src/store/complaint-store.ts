@@ -298,10 +298,9 @@ export class ComplaintStore {
       // its day alone selects it exactly (from day 1 on), and the index holds no violation time.
       // Walked on a filter's index, a range of whole days is tested on the days that index holds.
       // A combination's columns its walked index lacks are tested on the row (`rowColumn`).
-      const onRow =
-        this.database.dialect === "sqlite" && countsCombination(query, dimension)
-          ? rowTestedColumns(indexLedBy(walk))
-          : undefined;
+      const onRow = countsCombination(query, dimension)
+        ? rowTestedColumns(this.database.dialect, indexLedBy(walk))
+        : undefined;
       let ordered =
         day === undefined
           ? filterComplaints(
@@ -543,43 +542,40 @@ export class ComplaintStore {
         .where(sql`+violation_day`, "<=", days.last),
       dimension === "city",
     );
-    // The filter's complaints created in the window, per hour where it is counted per hour (the
-    // window may be an hour of the flag's, `violatedWithHourly`), else per day: from memory.
-    let filterEntries = 0;
-    for (const value of values) {
-      const series = await this.counts.of(filterDimension(filter, value));
-      filterEntries += series.sumOfBuckets(
+    /** A series' counts within the window. */
+    const within = (series: CountSeries) =>
+      series.sumOfBuckets(
         Math.floor(window.from / series.bucketSeconds),
         Math.floor(window.to / series.bucketSeconds),
       );
-    }
+    // The filter's complaints created in the window, per hour where it is counted per hour (the
+    // window may be an hour of the flag's, `violatedWithHourly`), else per day: from memory.
+    let filterEntries = 0;
+    for (const value of values) filterEntries += within(await this.counts.of(filterDimension(filter, value)));
     // Fewer cost less to walk than the statement weighing the days' index.
     if (filterEntries <= FILTER_WALK_ENTRIES_MAX) return onFilterIndex;
     // The days' index holds each entry's state, flag and area code (migration 028), not its subject
     // or city.
-    const entryCost = column === "subject" || column === "city_key" ? ROW_READ_COST : 1;
+    const testedOnRow = column === "subject" || column === "city_key";
     const dayEntries = await this.counts.violatedWithin(
       days.first,
       days.last,
       Math.floor(window.from / SECONDS_PER_HOUR),
       Math.floor(window.to / SECONDS_PER_HOUR),
     );
-    const walks: Array<{ cost: number; select: () => SelectQueryBuilder<Schema, "complaints", O> }> = [
-      { cost: filterEntries, select: () => onFilterIndex },
+    const walks: Array<{ cost: number; select: SelectQueryBuilder<Schema, "complaints", O> }> = [
+      { cost: filterEntries, select: onFilterIndex },
       {
-        cost: dayEntries * entryCost,
-        select: () =>
-          flagged(
-            keys
-              .where("violation_day", "in", daysFrom(days.first, days.last))
-              .where(
-                column === "subject" || column === "city_key"
-                  ? rowColumn(this.database.dialect, column)
-                  : sql`${sql.ref(column)} || ''`,
-                "in",
-                [...values],
-              ),
-          ),
+        cost: dayEntries * (testedOnRow ? ROW_READ_COST : 1),
+        select: flagged(
+          keys
+            .where("violation_day", "in", daysFrom(days.first, days.last))
+            .where(
+              testedOnRow ? rowColumn(this.database.dialect, column) : sql`${sql.ref(column)} || ''`,
+              "in",
+              [...values],
+            ),
+        ),
       },
     ];
     // A subject with a state: the state's index, which holds the violation day and the flag but not
@@ -592,28 +588,21 @@ export class ComplaintStore {
         days.first,
         days.last,
       );
-      const within = (series: CountSeries) =>
-        series.sumOfBuckets(
-          Math.floor(window.from / series.bucketSeconds),
-          Math.floor(window.to / series.bucketSeconds),
-        );
+      const onState = keys
+        .where("state_key", "=", state)
+        .where(sql`+violation_day`, ">=", days.first)
+        .where(sql`+violation_day`, "<=", days.last)
+        .where(rowColumn(this.database.dialect, "subject"), "in", [...values]);
       walks.push({
         // On PostgreSQL every entry's row is read (`rowColumn`).
         cost:
           this.database.dialect === "sqlite"
             ? within(stateSeries) + within(inRange) * ROW_READ_COST
             : within(stateSeries) * ROW_READ_COST,
-        select: () => {
-          const onState = keys
-            .where("state_key", "=", state)
-            .where(sql`+violation_day`, ">=", days.first)
-            .where(sql`+violation_day`, "<=", days.last)
-            .where(rowColumn(this.database.dialect, "subject"), "in", [...values]);
-          return robocall === undefined ? onState : onState.where(sql`robocall || ''`, "=", robocall);
-        },
+        select: robocall === undefined ? onState : onState.where(sql`robocall || ''`, "=", robocall),
       });
     }
-    return walks.reduce((cheapest, walk) => (walk.cost < cheapest.cost ? walk : cheapest)).select();
+    return walks.reduce((cheapest, walk) => (walk.cost < cheapest.cost ? walk : cheapest)).select;
   }
 
   /**

@@ -204,19 +204,16 @@ export interface ViolatedWith {
  * the city in its state, or with no state in every state.
  */
 export function filterDimension({ dimension, state }: ViolatedWith, value: string): Dimension {
-  if (dimension !== "city") return { name: dimension, value, column: "created_at" };
-  return state === undefined
-    ? { name: "any_city", value, column: "created_at" }
-    : { name: "city", value: `${state}${SEPARATOR}${value}`, column: "created_at" };
+  return dimension === "city"
+    ? cityDimension(value, state)
+    : { name: dimension, value, column: "created_at" };
 }
 
-/**
- * Whether `filter` is counted in `complaint_place_violations` (migration 031): a city, or an area
- * code with a state or the flag (an area code alone has its fewer rows in
- * `complaint_flag_violations`).
- */
-function countedByPlace({ dimension, robocall, state }: ViolatedWith): boolean {
-  return dimension === "city" || (dimension === "area" && (robocall !== undefined || state !== undefined));
+/** The dimension of a city (a match key) in `state`, or with no state in every state. */
+function cityDimension(city: string, state: string | undefined): Dimension {
+  return state === undefined
+    ? { name: "any_city", value: city, column: "created_at" }
+    : { name: "city", value: `${state}${SEPARATOR}${city}`, column: "created_at" };
 }
 
 /**
@@ -254,16 +251,24 @@ function combinedCells(
 }
 
 /**
- * The `complaint_place_violations` place and values of a filter `countedByPlace` accepts: a city's
- * with an area code under `city_area`, else the city's or the area code's own.
+ * The `complaint_place_violations` place and values that count `filter` (migration 031): a city's
+ * (with an area code, under `city_area`), or an area code's with a state or the flag; undefined
+ * for any other filter (an area code alone has its fewer rows in `complaint_flag_violations`).
  */
-function placeCells({ dimension, values, areaCode }: ViolatedWith): {
-  place: ComplaintPlaceViolationTable["place"];
-  values: string[];
-} {
-  if (dimension === "city" && areaCode !== undefined)
-    return { place: "city_area", values: values.map((city) => combinedValue(city, areaCode)) };
-  return { place: dimension === "city" ? "city" : "area", values: [...values] };
+function placeCells({
+  dimension,
+  values,
+  areaCode,
+  robocall,
+  state,
+}: ViolatedWith): { place: ComplaintPlaceViolationTable["place"]; values: string[] } | undefined {
+  if (dimension === "city")
+    return areaCode === undefined
+      ? { place: "city", values: [...values] }
+      : { place: "city_area", values: values.map((city) => combinedValue(city, areaCode)) };
+  return dimension === "area" && (robocall !== undefined || state !== undefined)
+    ? { place: "area", values: [...values] }
+    : undefined;
 }
 
 /** A count table's rows with a created day, a violation day and a count. */
@@ -330,10 +335,7 @@ export function dimensionFor(query: StoredComplaintQuery): Dimension | null {
     const alone = !query.created && places === 0;
     return alone ? { name: "violation", value: "", column: "violation_at" } : null;
   }
-  if (query.city !== undefined && query.state !== undefined) {
-    return { name: "city", value: `${query.state}${SEPARATOR}${query.city}`, column: "created_at" };
-  }
-  if (query.city !== undefined) return { name: "any_city", value: query.city, column: "created_at" };
+  if (query.city !== undefined) return cityDimension(query.city, query.state);
   if (query.state !== undefined) return { name: "state", value: query.state, column: "created_at" };
   if (query.areaCode !== undefined) return { name: "area", value: query.areaCode, column: "created_at" };
   if (query.robocall !== undefined) return { name: "robocall", value: query.robocall, column: "created_at" };
@@ -586,15 +588,17 @@ export class DimensionCounts {
    */
   async violatedWith(filter: ViolatedWith, firstDay: number, lastDay: number): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const { dimension, values, robocall, state, areaCode } = filter;
+    const { dimension, values, robocall, state } = filter;
+    // Every field of the filter, in a fixed order, so that a field added to `ViolatedWith` keys it too.
+    const fields = Object.entries(filter).sort(([a], [b]) => (a < b ? -1 : 1));
     return this.series.getOrLoad(
-      `violated_with\u0000${dimension}\u0000${values.join("\u0001")}\u0000${robocall ?? ""}\u0000${state ?? ""}\u0000${areaCode ?? ""}\u0000${firstDay}\u0000${lastDay}`,
+      `violated_with\u0000${JSON.stringify(fields)}\u0000${firstDay}\u0000${lastDay}`,
       version,
       async () => {
         const db = this.database.db;
-        if (countedByPlace(filter)) {
+        const place = placeCells(filter);
+        if (place !== undefined) {
           // The place's rows, in created-day order by the table's key: no seek per day needed.
-          const place = placeCells(filter);
           let cells = db
             .selectFrom("complaint_place_violations")
             .where("place", "=", place.place)
