@@ -129,7 +129,7 @@ const baselineRate = seconds.has(BASELINE) ? rows / median(seconds.get(BASELINE)
 const lines = [
   `# Import speed, ${rows.toLocaleString("en-US")} generated complaints`,
   "",
-  `${new Date().toISOString()}, medians of ${runs} runs on a shared 2-core machine. \`ftcapi import dnc\` maintains everything the service needs (primary key, id index, six filter indexes, daily counts, duplicate detection) in one transaction.`,
+  `${new Date().toISOString()}, medians of ${runs} runs on a shared 2-core machine. \`ftcapi import dnc\` maintains everything the service needs (primary key, id index, the filter indexes, the count tables, duplicate detection) in one transaction.`,
   "",
   "| load | seconds (median) | rows/s | rate vs baseline | peak RSS (median) |",
   "|---|---:|---:|---:|---:|",

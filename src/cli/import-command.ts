@@ -101,7 +101,6 @@ export function importCommand(): Command {
   return importer;
 }
 
-/** The options both import commands take. */
 /** The options `withImportOptions` gives both import commands. */
 interface ImportFlags {
   db?: string;

@@ -90,6 +90,20 @@ export function rowTestedColumns(
 }
 
 /**
+ * The index a combination's matches are counted on (`CombinationCounts`): for a place (a city, else
+ * an area code), a subject and a range of whole violation days, the index led by those three
+ * (migration 032), which holds the combination's entries within the range alone, whatever else it
+ * tests; else `walked`, the index its pages are walked on.
+ */
+export function countIndexOf(query: StoredComplaintQuery, walked: string | undefined): string | undefined {
+  const { subjects, violation } = query;
+  if (subjects === undefined || subjects.length === 0 || !violation || !isWholeDays(violation)) return walked;
+  if (query.city !== undefined) return "complaints_city_subject_violation";
+  if (query.areaCode !== undefined) return "complaints_area_subject_violation";
+  return walked;
+}
+
+/**
  * Applies a complaint query's filters to a select, as pages and exports apply them. A `subject`
  * filter must come resolved (`subjects`); it throws otherwise, rather than match every subject.
  * `violationTest` says how a violation range is tested (`ViolationTest`; `day` applies to a range

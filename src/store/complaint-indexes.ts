@@ -9,7 +9,10 @@ import type { SchemaModule } from "kysely";
  * combined with them is counted and paged on the index alone; every index of a filter but the
  * number's carries `violation_day` (migrations 017, 020 and 021), so that a range of whole
  * violation days is tested on the index too, and the place indexes the robocall flag and (a
- * city's) the area code (migration 021). The subject is on no index but its own: it is long.
+ * city's) the area code (migration 021). The subject is on no place index: it is long; a place,
+ * a subject and the violation day lead `complaints_area_subject_violation` and
+ * `complaints_city_subject_violation` (migration 032), which count a combination of them
+ * (`countIndexOf`), not in the API's order.
  * `complaints_violation_day` serves a violation date (migration 011) and holds the state, the
  * flag and the area code (migration 028); listed here so that a load into an empty database
  * builds it once at commit, as the others, instead of entry by entry.
@@ -20,6 +23,25 @@ export const SECONDARY_INDEXES: Readonly<Record<string, readonly string[]>> = {
   complaints_city: ["state_key", "city_key", "created_at", "id", "area_code", "robocall", "violation_day"],
   complaints_any_city: ["city_key", "created_at", "id", "area_code", "robocall", "violation_day"],
   complaints_area: ["area_code", "created_at", "id", "state_key", "robocall", "violation_day"],
+  complaints_area_subject_violation: [
+    "area_code",
+    "subject",
+    "violation_day",
+    "created_at",
+    "id",
+    "state_key",
+    "robocall",
+  ],
+  complaints_city_subject_violation: [
+    "city_key",
+    "subject",
+    "violation_day",
+    "created_at",
+    "id",
+    "state_key",
+    "area_code",
+    "robocall",
+  ],
   complaints_robocall: ["robocall", "created_at", "id", "violation_day"],
   complaints_phone: ["phone", "created_at", "id"],
   complaints_subject: [

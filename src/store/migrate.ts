@@ -31,6 +31,7 @@ import { violationDayIndexPlaces } from "./migrations/028-violation-day-index-pl
 import { cityAreaCounts } from "./migrations/029-city-area-counts.js";
 import { subjectCombinationViolations } from "./migrations/030-subject-combination-violations.js";
 import { placeViolations } from "./migrations/031-place-violations.js";
+import { placeSubjectIndexes } from "./migrations/032-place-subject-indexes.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -71,6 +72,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["029-city-area-counts", cityAreaCounts],
   ["030-subject-combination-violations", subjectCombinationViolations],
   ["031-place-violations", placeViolations],
+  ["032-place-subject-indexes", placeSubjectIndexes],
 ];
 
 /** The migrations for the database's dialect, by name. */

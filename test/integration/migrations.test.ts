@@ -53,6 +53,7 @@ const MIGRATION_NAMES = [
   "029-city-area-counts",
   "030-subject-combination-violations",
   "031-place-violations",
+  "032-place-subject-indexes",
 ];
 
 /** `sqlite_master` as SQLite keeps it (the statements' text as Kysely compiled them, stray spaces included). */
@@ -63,7 +64,9 @@ const SQLITE_SCHEMA = [
   `index complaint_phone_totals_by_count on complaint_phone_totals: CREATE INDEX "complaint_phone_totals_by_count" on "complaint_phone_totals" ("count", "newest_at", "phone")`,
   `index complaints_any_city on complaints: CREATE INDEX "complaints_any_city" on "complaints" ("city_key", "created_at", "id", "area_code", "robocall", "violation_day")`,
   `index complaints_area on complaints: CREATE INDEX "complaints_area" on "complaints" ("area_code", "created_at", "id", "state_key", "robocall", "violation_day")`,
+  `index complaints_area_subject_violation on complaints: CREATE INDEX "complaints_area_subject_violation" on "complaints" ("area_code", "subject", "violation_day", "created_at", "id", "state_key", "robocall")`,
   `index complaints_city on complaints: CREATE INDEX "complaints_city" on "complaints" ("state_key", "city_key", "created_at", "id", "area_code", "robocall", "violation_day")`,
+  `index complaints_city_subject_violation on complaints: CREATE INDEX "complaints_city_subject_violation" on "complaints" ("city_key", "subject", "violation_day", "created_at", "id", "state_key", "area_code", "robocall")`,
   `index complaints_id on complaints: CREATE UNIQUE INDEX "complaints_id" on "complaints" ("id")`,
   `index complaints_phone on complaints: CREATE INDEX "complaints_phone" on "complaints" ("phone", "created_at", "id")`,
   `index complaints_robocall on complaints: CREATE INDEX "complaints_robocall" on "complaints" ("robocall", "created_at", "id", "violation_day")`,
@@ -172,7 +175,9 @@ const POSTGRES_SCHEMA = [
   `index complaint_state_violations_pk: CREATE UNIQUE INDEX complaint_state_violations_pk ON public.complaint_state_violations USING btree (state_key, created_day, violation_day)`,
   `index complaints_any_city: CREATE INDEX complaints_any_city ON public.complaints USING btree (city_key, created_at, id, area_code, robocall, violation_day)`,
   `index complaints_area: CREATE INDEX complaints_area ON public.complaints USING btree (area_code, created_at, id, state_key, robocall, violation_day)`,
+  `index complaints_area_subject_violation: CREATE INDEX complaints_area_subject_violation ON public.complaints USING btree (area_code, subject, violation_day, created_at, id, state_key, robocall)`,
   `index complaints_city: CREATE INDEX complaints_city ON public.complaints USING btree (state_key, city_key, created_at, id, area_code, robocall, violation_day)`,
+  `index complaints_city_subject_violation: CREATE INDEX complaints_city_subject_violation ON public.complaints USING btree (city_key, subject, violation_day, created_at, id, state_key, area_code, robocall)`,
   `index complaints_id: CREATE UNIQUE INDEX complaints_id ON public.complaints USING btree (id)`,
   `index complaints_phone: CREATE INDEX complaints_phone ON public.complaints USING btree (phone, created_at, id)`,
   `index complaints_pk: CREATE UNIQUE INDEX complaints_pk ON public.complaints USING btree (created_at, id)`,

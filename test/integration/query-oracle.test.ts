@@ -514,11 +514,68 @@ const deepCombinationCase: fc.Arbitrary<ComplaintCase> = fc
   })
   .map(withoutUndefined);
 
+/**
+ * A place (the most common area code, or the largest city, in its state or in every state) with a
+ * subject, often with a range of whole violation days, perhaps with a state, the other place or
+ * the robocall flag besides, in the middle of its matches: the combinations walked on the indexes
+ * led by a place and a subject (`complaints_area_subject`, `complaints_city_subject`).
+ */
+const placeSubjectCase: fc.Arbitrary<ComplaintCase> = fc
+  .record({
+    created: maybe(range(createdMoment), 0.2),
+    violation: maybe(
+      range(violationMoment).map(
+        (whole): Range => ({ from: { ...whole.from, dateOnly: true }, to: { ...whole.to, dateOnly: true } }),
+      ),
+      0.7,
+    ),
+    places: fc
+      .tuple(
+        fc.oneof(
+          fc.constant<Place>({ kind: "area", code: COMPLAINTS.areaCodes[0]! }),
+          spelled(fc.constant(bigCity)).map((city): Place => ({ kind: "city", city })),
+          fc
+            .record({ state: spelled(fc.constant(stateNames[0]!)), city: spelled(fc.constant(bigCity)) })
+            .map(({ state, city }): Place => ({ kind: "state", state, city })),
+        ),
+        maybe(
+          fc.oneof(
+            fc
+              .record({ state: spelled(fc.constant(stateNames[0]!)) })
+              .map(({ state }): Place => ({ kind: "state", state })),
+            fc.constant<Place>({ kind: "area", code: COMPLAINTS.areaCodes[0]! }),
+            fc
+              .boolean()
+              .map((robocall): Place => ({ kind: "robocall", robocall, spelling: String(robocall) })),
+          ),
+          0.4,
+        ),
+      )
+      .map(([first, second]) =>
+        second === undefined ||
+        second.kind === first.kind ||
+        (second.kind === "state" && first.kind === "state")
+          ? [first]
+          : [first, second],
+      ),
+    subject: spelled(pickFrom(COMPLAINTS.subjects)),
+    sortOrder: maybe(fc.constantFrom("ASC", "desc"), 0.6),
+    itemsPerPage: maybe(fc.integer({ min: 1, max: 50 }), 0.5),
+    offset: fc.oneof(
+      offsetSpec,
+      fc.integer({ min: 300, max: 700 }).map((thousandths) => ({ kind: "fraction" as const, thousandths })),
+    ),
+  })
+  .map(({ places, ...rest }) =>
+    withoutUndefined(places.length === 1 ? { ...rest, place: places[0] } : { ...rest, places }),
+  );
+
 const complaintCase: fc.Arbitrary<ComplaintCase> = fc.oneof(
   { weight: 8, arbitrary: mixedComplaintCase },
   { weight: 2, arbitrary: deepComplaintCase },
   { weight: 1, arbitrary: deepSubjectCase },
   { weight: 1, arbitrary: deepCombinationCase },
+  { weight: 1, arbitrary: placeSubjectCase },
 );
 
 function boundText(bound: Bound): string {
@@ -1385,6 +1442,14 @@ for (const dialect of DIALECTS) {
             (placesOf(c).length > 0 || c.phone !== undefined || violation || c.createdDay !== undefined),
         );
         tally.add("subject of several spellings", c.subject?.text.toLowerCase() === "other");
+        const placeWithSubject =
+          c.subject !== undefined &&
+          placesOf(c).some(
+            (one) =>
+              one.kind === "area" || one.kind === "city" || (one.kind === "state" && one.city !== undefined),
+          );
+        tally.add("place and subject", placeWithSubject);
+        tally.add("place, subject and violation range", placeWithSubject && c.violation !== undefined);
         tally.add("ascending", complaintDirection(c) === "ASC");
         // Offsets that a count series places (past 1,000 from either end), per filter.
         const fromEitherEnd = Math.min(offset, total - offset - limit);
