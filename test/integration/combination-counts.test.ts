@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { COMPLAINT_CSV_HEADER } from "../../src/domain/complaint.js";
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli, runCli } from "../support/cli.js";
@@ -113,6 +115,88 @@ for (const dialect of DIALECTS) {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         await check(after);
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`a place, a subject and a violation range with complaints before 1970 (${dialect})`, () => {
+    let db: string;
+    let key: string;
+
+    before(async () => {
+      const directory = await makeTempDirectory();
+      db = await freshDatabase(dialect);
+      // Created on both sides of 1970's first second, in hours that truncation toward zero would
+      // merge with their neighbours (`created_at / 3600`, the hour a count uses from 1970 on).
+      const times = [
+        "1969-12-31 21:59:59",
+        "1969-12-31 22:30:00",
+        "1969-12-31 23:10:00",
+        "1969-12-31 23:59:59",
+        "1970-01-01 00:00:00",
+        "1970-01-01 00:30:00",
+        "1970-01-01 01:15:00",
+        "1970-01-01 02:00:01",
+      ];
+      const lines = [COMPLAINT_CSV_HEADER.join(",")];
+      times.forEach((created, index) => {
+        for (const subject of ["Charities", "Other"])
+          lines.push(
+            [
+              `20255501${index}0`,
+              created,
+              "1969-12-31 12:00:00",
+              "Albany",
+              "New York",
+              "212",
+              subject,
+              "Y",
+            ].join(","),
+          );
+      });
+      const file = join(directory, "around-1970.csv");
+      await writeFile(file, `${lines.join("\n")}\n`);
+      const imported = await runCli(["import", "dnc", "--db", db, "--quiet", file]);
+      assert.equal(imported.code, 0, imported.stderr);
+      key = await createKeyWithCli(db);
+    });
+
+    it("counts and pages them exactly, at every offset, in both orders", async () => {
+      const server = await startTestServer({ db });
+      try {
+        const database = openDatabase(db);
+        const ids = await database.db
+          .selectFrom("complaints")
+          .select("id")
+          .where("area_code", "=", "212")
+          .where("subject", "=", "Charities")
+          .orderBy("created_at", "desc")
+          .orderBy("id", "desc")
+          .execute();
+        await database.close();
+        const newestFirst = ids.map((row) => row.id);
+        assert.equal(newestFirst.length, 8);
+        for (const order of ["DESC", "ASC"] as const) {
+          const inOrder = order === "DESC" ? newestFirst : [...newestFirst].reverse();
+          for (let offset = 0; offset < 9; offset++) {
+            const res = await server.get(
+              `/v0/dnc-complaints?area_code=212&subject=charities&violation_date_from=1969-12-30&violation_date_to=1970-01-02&items_per_page=2&sort_order=${order}&offset=${offset}`,
+              { "X-Api-Key": key },
+            );
+            assert.equal(res.status, 200, res.body);
+            const body = res.json();
+            assert.equal(body.meta["record-total"], 8, `${order} offset ${offset}`);
+            assert.deepEqual(
+              body.data.map((record: { id: string }) => record.id),
+              inOrder.slice(offset, offset + 2),
+              `${order} offset ${offset}`,
+            );
+          }
+        }
       } finally {
         await server.stop();
       }
