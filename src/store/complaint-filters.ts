@@ -90,17 +90,18 @@ export function rowTestedColumns(
 }
 
 /**
- * The index a combination's matches are counted on (`CombinationCounts`): for a place (a city, else
- * an area code), a subject and a range of whole violation days, the index led by those three
- * (migration 032), which holds the combination's entries within the range alone, whatever else it
- * tests; else `walked`, the index its pages are walked on.
+ * The index led by the query's place (a city, else an area code), its subject and the violation
+ * day (migration 032), when it has those and a range of whole violation days: it holds the
+ * combination's entries within the range alone, with every other column the query tests, so its
+ * count (`CombinationCounts`) is made there. Undefined for any other query.
  */
-export function countIndexOf(query: StoredComplaintQuery, walked: string | undefined): string | undefined {
+export function placeSubjectIndexOf(query: StoredComplaintQuery): string | undefined {
   const { subjects, violation } = query;
-  if (subjects === undefined || subjects.length === 0 || !violation || !isWholeDays(violation)) return walked;
+  if (subjects === undefined || subjects.length === 0 || !violation || !isWholeDays(violation))
+    return undefined;
   if (query.city !== undefined) return "complaints_city_subject_violation";
   if (query.areaCode !== undefined) return "complaints_area_subject_violation";
-  return walked;
+  return undefined;
 }
 
 /**

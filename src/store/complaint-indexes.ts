@@ -12,7 +12,7 @@ import type { SchemaModule } from "kysely";
  * city's) the area code (migration 021). The subject is on no place index: it is long; a place,
  * a subject and the violation day lead `complaints_area_subject_violation` and
  * `complaints_city_subject_violation` (migration 032), which count a combination of them
- * (`countIndexOf`), not in the API's order.
+ * (`placeSubjectIndexOf`), not in the API's order.
  * `complaints_violation_day` serves a violation date (migration 011) and holds the state, the
  * flag and the area code (migration 028); listed here so that a load into an empty database
  * builds it once at commit, as the others, instead of entry by entry.

@@ -12,12 +12,12 @@ import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
 import {
   COMPLAINT_COLUMNS,
-  countIndexOf,
   type EqualityColumn,
   equalityColumns,
   filterComplaints,
   isEmptyRange,
   isWholeDays,
+  placeSubjectIndexOf,
   rowColumn,
   rowTestedColumns,
   type StoredComplaintQuery,
@@ -346,30 +346,31 @@ export class ComplaintStore {
   }
 
   /**
-   * A combination's matches per hour (`CombinationCounts`), counted on the index led by `walk`
-   * (or on one led by its violation days, `countIndexOf`), for its total and its pages alike. With a range of whole violation days, its created range is
+   * A combination's matches per hour (`CombinationCounts`), counted on the index led by `walk`,
+   * for its total and its pages alike. With a range of whole violation days, its created range is
    * first cut to the hours in which complaints violated on those days were created (the
    * `violated_on` counts, kept per day in memory), so that the count walks only those hours of
    * its index: a violation day's complaints are created over the weeks after it, so a range of a
    * few days cut a year of a large city's entries (156,000 at 20 million complaints a year) to a
-   * few weeks'.
+   * few weeks'. A place with a subject and such a range is counted instead on the index led by
+   * all three (`placeSubjectIndexOf`), which holds the range's entries alone.
    */
   private async combinationSeries(query: StoredComplaintQuery, walk: EqualityColumn[]): Promise<CountSeries> {
+    const placeSubject = placeSubjectIndexOf(query);
+    // No cut: the index holds the range's entries alone (and on PostgreSQL the days' counts of a
+    // range not read at start cost 300 ms from disk at 20M).
+    if (placeSubject !== undefined) return this.combinations.of(query, placeSubject);
     const walked = indexLedBy(walk);
-    const counted = countIndexOf(query, walked);
-    // An index led by the violation day holds the range's entries alone: nothing to cut (and on
-    // PostgreSQL the days' counts of a range not read at start cost 300 ms from disk at 20M).
-    if (counted !== walked) return this.combinations.of(query, counted);
     const days = await this.violationDaysOf(query.violation);
     const violated = days === undefined ? undefined : await this.counts.violatedOn(days.first, days.last);
-    if (violated === undefined || violated.length === 0) return this.combinations.of(query, counted);
+    if (violated === undefined || violated.length === 0) return this.combinations.of(query, walked);
     const from = violated.buckets[0]! * violated.bucketSeconds;
     const to = (violated.buckets[violated.length - 1]! + 1) * violated.bucketSeconds - 1;
     const created = {
       from: Math.max(from, query.created?.from ?? from),
       to: Math.min(to, query.created?.to ?? to),
     };
-    return this.combinations.of({ ...query, created }, counted);
+    return this.combinations.of({ ...query, created }, walked);
   }
 
   /**

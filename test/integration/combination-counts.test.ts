@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { COMPLAINT_CSV_HEADER } from "../../src/domain/complaint.js";
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli, runCli } from "../support/cli.js";
+import { writeComplaintRows } from "../support/complaint-rows.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
 
@@ -128,7 +127,6 @@ for (const dialect of DIALECTS) {
     let key: string;
 
     before(async () => {
-      const directory = await makeTempDirectory();
       db = await freshDatabase(dialect);
       // Created on both sides of 1970's first second, in hours that truncation toward zero would
       // merge with their neighbours (`created_at / 3600`, the hour a count uses from 1970 on).
@@ -142,24 +140,19 @@ for (const dialect of DIALECTS) {
         "1970-01-01 01:15:00",
         "1970-01-01 02:00:01",
       ];
-      const lines = [COMPLAINT_CSV_HEADER.join(",")];
-      times.forEach((created, index) => {
-        for (const subject of ["Charities", "Other"])
-          lines.push(
-            [
-              `20255501${index}0`,
-              created,
-              "1969-12-31 12:00:00",
-              "Albany",
-              "New York",
-              "212",
-              subject,
-              "Y",
-            ].join(","),
-          );
-      });
-      const file = join(directory, "around-1970.csv");
-      await writeFile(file, `${lines.join("\n")}\n`);
+      const rows = times.flatMap((created, index) =>
+        ["Charities", "Other"].map((subject) => [
+          `20255501${index}0`,
+          created,
+          "1969-12-31 12:00:00",
+          "Albany",
+          "New York",
+          "212",
+          subject,
+          "Y",
+        ]),
+      );
+      const file = await writeComplaintRows("around-1970.csv", rows);
       const imported = await runCli(["import", "dnc", "--db", db, "--quiet", file]);
       assert.equal(imported.code, 0, imported.stderr);
       key = await createKeyWithCli(db);

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { COMPLAINT_CSV_HEADER } from "../../src/domain/complaint.js";
+import { formatDateTime } from "../../src/domain/time.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli } from "../support/cli.js";
+import { writeComplaintRows } from "../support/complaint-rows.js";
 import {
   generatedComplaintFiles,
   importEach,
@@ -14,7 +13,7 @@ import {
   storedComplaintRows,
 } from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
-import { makeTempDirectory, startTestServer } from "../support/test-server.js";
+import { startTestServer } from "../support/test-server.js";
 
 type HourCount = { value: string; hour: number; count: number };
 type Row = StoredComplaintRow;
@@ -156,18 +155,22 @@ const DENSE_DAY = Date.UTC(2022, 2, 10) / 1000 / DAY;
  * the flag's index is walked.
  */
 async function denseDay(): Promise<string> {
-  const time = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
-  const lines: string[] = [COMPLAINT_CSV_HEADER.join(",")];
+  const rows: string[][] = [];
   for (let index = 0; index < 6000; index++) {
     const created = DENSE_DAY * DAY + index * 14;
     const violation = (DENSE_DAY - (index % 6)) * DAY + (index % 3600);
-    lines.push(
-      `2145550${String(index % 1000).padStart(3, "0")},${time(created)},${time(violation)},Dallas,Texas,214,Other,Y`,
-    );
+    rows.push([
+      `2145550${String(index % 1000).padStart(3, "0")}`,
+      formatDateTime(created),
+      formatDateTime(violation),
+      "Dallas",
+      "Texas",
+      "214",
+      "Other",
+      "Y",
+    ]);
   }
-  const file = join(await makeTempDirectory(), "dense.csv");
-  await writeFile(file, `${lines.join("\r\n")}\r\n`);
-  return file;
+  return writeComplaintRows("dense.csv", rows);
 }
 
 /** The old violation day of `sparseViolations`. */
@@ -180,20 +183,24 @@ const SPARSE_DAY = Date.UTC(2023, 0, 15) / 1000 / DAY;
  * days' index instead (one seek a day, the state tested on each row).
  */
 async function sparseViolations(): Promise<string> {
-  const time = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
   const first = Date.UTC(2024, 5, 1) / 1000;
-  const lines: string[] = [COMPLAINT_CSV_HEADER.join(",")];
+  const rows: string[][] = [];
   for (let index = 0; index < 1500; index++) {
     const created = first + index * 1152; // 20 days over 1,500 complaints
     const oldViolation = index % 62 === 0;
     const violation = oldViolation ? SPARSE_DAY * DAY + 3600 : created - 600;
-    lines.push(
-      `5125550${String(index % 1000).padStart(3, "0")},${time(created)},${time(violation)},Austin,Texas,512,Other,N`,
-    );
+    rows.push([
+      `5125550${String(index % 1000).padStart(3, "0")}`,
+      formatDateTime(created),
+      formatDateTime(violation),
+      "Austin",
+      "Texas",
+      "512",
+      "Other",
+      "N",
+    ]);
   }
-  const file = join(await makeTempDirectory(), "sparse.csv");
-  await writeFile(file, `${lines.join("\r\n")}\r\n`);
-  return file;
+  return writeComplaintRows("sparse.csv", rows);
 }
 
 /** The violation days of `sparseSubject`'s Vermont complaints. */
@@ -210,9 +217,8 @@ const SUBJECT_OLD_DAY = Date.UTC(2023, 0, 20) / 1000 / DAY;
  * Each of those Vermont complaints has a twin of another subject filed in the same second.
  */
 async function sparseSubject(): Promise<string> {
-  const time = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19).replace("T", " ");
   const first = Date.UTC(2023, 2, 1) / 1000;
-  const lines: string[] = [COMPLAINT_CSV_HEADER.join(",")];
+  const rows: string[][] = [];
   for (let index = 0; index < 24_000; index++) {
     const created = first + index * 36;
     const vermont = index % 100 === 0;
@@ -227,17 +233,31 @@ async function sparseSubject(): Promise<string> {
         : undefined;
     const violation = violationDay === undefined ? created - 600 : violationDay * DAY + 7200;
     const [city, state, area] = vermont ? ["Burlington", "Vermont", "802"] : ["Columbus", "Ohio", "614"];
-    lines.push(
-      `${area}5550${String(index % 1000).padStart(3, "0")},${time(created)},${time(violation)},${city},${state},${area},Other,${index % 2 === 0 ? "Y" : "N"}`,
-    );
+    rows.push([
+      `${area}5550${String(index % 1000).padStart(3, "0")}`,
+      formatDateTime(created),
+      formatDateTime(violation),
+      city,
+      state,
+      area,
+      "Other",
+      index % 2 === 0 ? "Y" : "N",
+    ]);
     // A twin of another subject, filed the same second: a subject read from the wrong row of that
     // second would be wrong.
     if (vermont && violationDay !== undefined)
-      lines.push(`8025551000,${time(created)},${time(violation)},${city},${state},${area},Charities,N`);
+      rows.push([
+        "8025551000",
+        formatDateTime(created),
+        formatDateTime(violation),
+        city,
+        state,
+        area,
+        "Charities",
+        "N",
+      ]);
   }
-  const file = join(await makeTempDirectory(), "sparse-subject.csv");
-  await writeFile(file, `${lines.join("\r\n")}\r\n`);
-  return file;
+  return writeComplaintRows("sparse-subject.csv", rows);
 }
 
 const byKey = (a: HourCount, b: HourCount) => a.value.localeCompare(b.value) || a.hour - b.hour;

@@ -1,5 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { parse } from "csv-parse/sync";
+import { COMPLAINT_CSV_HEADER } from "../../src/domain/complaint.js";
+import { makeTempDirectory } from "./test-server.js";
 
 /** A complaint row as the test reads it from an extract, independently of the importer. */
 export interface CsvComplaint {
@@ -39,4 +42,19 @@ export function asAttributes(row: CsvComplaint): Record<string, string> {
     subject: row.subject,
     "recorded-message-or-robocall": row.robocall,
   };
+}
+
+/**
+ * Writes an extract of `rows` (the eight values of `COMPLAINT_CSV_HEADER` each, times as
+ * `formatDateTime` writes them) under the extract's header, CRLF-terminated as the FTC's files are,
+ * to `name` in a new temporary directory; returns its path.
+ */
+export async function writeComplaintRows(
+  name: string,
+  rows: ReadonlyArray<readonly string[]>,
+): Promise<string> {
+  const file = join(await makeTempDirectory(), name);
+  const lines = [COMPLAINT_CSV_HEADER, ...rows].map((values) => values.join(","));
+  await writeFile(file, `${lines.join("\r\n")}\r\n`);
+  return file;
 }
