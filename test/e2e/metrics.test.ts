@@ -282,7 +282,7 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
     }
   });
 
-  it("reads every violation day's counts from the start, not only the newest days' (sqlite)", async () => {
+  it("reads every violation day's counts and every state's, flag's and subject's series from the start (sqlite)", async () => {
     const directory = await makeTempDirectory();
     const db = join(directory, "ftcapi.db");
     const csv = join(directory, "dnc.csv");
@@ -291,19 +291,28 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
     const imported = await runCli(["import", "dnc", "--quiet", "--db", db, csv]);
     assert.equal(imported.code, 0, imported.stderr);
     const database = openDatabase(db);
-    const { days } = await database.db
-      .selectFrom("complaints")
-      .select((eb) => eb.fn.count<number>(eb.fn("distinct", ["violation_day"])).as("days"))
-      .executeTakeFirstOrThrow();
+    const distinct = async (column: "violation_day" | "state_key" | "robocall" | "subject") => {
+      const { values } = await database.db
+        .selectFrom("complaints")
+        .select((eb) => eb.fn.count<number>(eb.fn("distinct", [column])).as("values"))
+        .executeTakeFirstOrThrow();
+      return Number(values);
+    };
+    const days = await distinct("violation_day");
+    const values = (await distinct("state_key")) + (await distinct("robocall")) + (await distinct("subject"));
     await database.close();
-    assert.ok(Number(days) > 150, `${days} violation days`);
+    assert.ok(days > 150, `${days} violation days`);
+    assert.ok(values > 60, `${values} states, flags and subjects`);
     const server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"), 120_000, directory);
     try {
-      // One series per violation day, and a few for the dimensions the warming reads first (on
-      // SQLite every day's before the server listens).
+      // One series per violation day and per state, flag and subject, and a few for the dimensions
+      // the warming reads first (on SQLite every day's before the server listens).
       await eventually(async () => {
         const entries = sampleValue(await scrape(server), "ftcapi_count_series_entries")!;
-        assert.ok(entries >= Number(days), `${entries} series for ${days} violation days`);
+        assert.ok(
+          entries >= days + values,
+          `${entries} series for ${days} violation days and ${values} states, flags and subjects`,
+        );
       });
     } finally {
       assert.equal(await server.stop(), 0);
