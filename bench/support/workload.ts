@@ -14,6 +14,8 @@ export interface ComplaintSamples {
   areaCodes: string[];
   phones: string[];
   complaintIds: string[];
+  /** The attributes of sampled complaints, from which combinations of filters are drawn. */
+  complaints: Array<Record<string, string>>;
   /** First and last created day present, YYYY-MM-DD. */
   firstDay: string;
   lastDay: string;
@@ -102,11 +104,13 @@ const COMPLAINTS: Collection<ComplaintSamples> = {
     const areaCodes = new Set<string>();
     const phones = new Set<string>();
     const ids: string[] = [];
+    const complaints: Array<Record<string, string>> = [];
     for (let index = 0; index < 40; index++) {
       const offset = Math.floor(random() * Math.max(1, total - 50));
       for (const record of (await page(`offset=${offset}`)).data) {
         const a = record.attributes;
         ids.push(record.id);
+        complaints.push(a);
         if (a["consumer-state"]) states.add(a["consumer-state"]);
         if (a["consumer-state"] && a["consumer-city"])
           cities.set(`${a["consumer-state"]}|${a["consumer-city"]}`, [
@@ -125,6 +129,7 @@ const COMPLAINTS: Collection<ComplaintSamples> = {
       areaCodes: [...areaCodes],
       phones: [...phones],
       complaintIds: ids,
+      complaints,
       firstDay: await day("ASC"),
       lastDay: await day("DESC"),
     };
@@ -367,6 +372,75 @@ const NOTICE_SHAPES: Shape[] = [
   { name: "one notice by id", collection: NOTICES, weight: 2, parameters: () => ({}) },
 ];
 
+/** A complaint filter that a combination can hold, with the parameters it adds for one complaint. */
+const COMBINABLE: Record<
+  string,
+  (complaint: Record<string, string>, samples: Samples, random: () => number) => Record<string, string>
+> = {
+  state: (complaint) => ({ state: complaint["consumer-state"]! }),
+  // Half the time in its state, half the time in every state (a city alone matches every state).
+  city: (complaint, _samples, random): Record<string, string> =>
+    random() < 0.5
+      ? { city: complaint["consumer-city"]! }
+      : { city: complaint["consumer-city"]!, state: complaint["consumer-state"]! },
+  area_code: (complaint) => ({ area_code: complaint["consumer-area-code"]! }),
+  is_robocall: (complaint) => ({
+    is_robocall: complaint["recorded-message-or-robocall"] === "Y" ? "true" : "false",
+  }),
+  company_phone_number: (complaint) => ({ company_phone_number: complaint["company-phone-number"]! }),
+  subject: (complaint) => ({ subject: complaint.subject! }),
+  created: (complaint, samples, random) => around("created", complaint["created-date"]!, samples, random),
+  violation: (complaint, samples, random) =>
+    around("violation", complaint["violation-date"]!, samples, random),
+};
+
+/**
+ * A date or a range of dates (three times in ten a single date) holding the given time's day,
+ * its bounds drawn uniformly between the day and the data's first and last created days.
+ */
+function around(name: string, time: string, samples: Samples, random: () => number): Record<string, string> {
+  const day = time.slice(0, 10);
+  if (random() < 0.3) return { [`${name}_date`]: day };
+  const first = day < samples.firstDay ? day : samples.firstDay;
+  const last = day > samples.lastDay ? day : samples.lastDay;
+  return {
+    [`${name}_date_from`]: dayBetween(first, day, random),
+    [`${name}_date_to`]: dayBetween(day, last, random),
+  };
+}
+
+/**
+ * `count` different filters of one sampled complaint, ANDed (issue 14, item 3), so that every
+ * combination matches at least that complaint; the company's number is drawn less often, since
+ * it narrows a combination to a few complaints. A filter the complaint has no value for is
+ * skipped.
+ */
+function combinationOf(count: number) {
+  return (samples: Samples, random: () => number): Record<string, string> => {
+    const complaint = pick(samples.complaints, random);
+    const kinds = Object.keys(COMBINABLE).filter((kind) => kind !== "city" || complaint["consumer-city"]);
+    const chosen = new Set<string>();
+    while (chosen.size < Math.min(count, kinds.length)) {
+      const kind = pick(kinds, random);
+      if (kind === "company_phone_number" && random() < 0.7) continue;
+      chosen.add(kind);
+    }
+    return Object.assign({}, ...[...chosen].map((kind) => COMBINABLE[kind]!(complaint, samples, random)));
+  };
+}
+
+/**
+ * Random AND-combinations, in latency mode only (weight 0 keeps the mixed and distinct workloads
+ * as they were measured before these shapes existed).
+ */
+const COMBINATION_SHAPES: Shape[] = [2, 3, 4].map((count) => ({
+  name: `${count} filters of one complaint`,
+  collection: COMPLAINTS,
+  weight: 0,
+  offset: "spread",
+  parameters: combinationOf(count),
+}));
+
 /** Every documented filter combination of /v0/dnc-complaints and of the notices, plus single records. */
 export const SHAPES: Shape[] = [
   { name: "all", collection: COMPLAINTS, weight: 2, offset: "spread", parameters: () => ({}) },
@@ -525,6 +599,7 @@ export const SHAPES: Shape[] = [
     weight: 3,
     parameters: () => ({}),
   },
+  ...COMBINATION_SHAPES,
   ...NOTICE_SHAPES,
 ];
 
