@@ -30,20 +30,28 @@ export interface StoredComplaintQuery extends ComplaintQuery {
 export type EqualityColumn = "phone" | "state_key" | "city_key" | "area_code" | "subject" | "robocall";
 
 /**
+ * The columns leading an index a combination can be walked on, in its order: a filter's own, or a
+ * place, a subject and one violation day (migration 032), each fixed by equality.
+ */
+export type WalkColumn = EqualityColumn | "violation_day";
+
+/**
  * The single filters a combination holds, each as the columns leading the index that serves it
  * alone and the query of that filter alone (with the combination's created range): the candidates
  * for the index a combination is walked on. A subject with several stored spellings is none.
+ * Besides, a place (a city in every state, or an area code) with a subject and one whole
+ * violation day: its index holds their entries in created order, with every other column.
  */
 export function singleFilters(
   query: StoredComplaintQuery,
-): Array<{ columns: EqualityColumn[]; alone: StoredComplaintQuery }> {
+): Array<{ columns: WalkColumn[]; alone: StoredComplaintQuery }> {
   const base: StoredComplaintQuery = {
     order: "DESC",
     limit: 0,
     offset: 0,
     ...(query.created ? { created: query.created } : {}),
   };
-  const candidates: Array<{ columns: EqualityColumn[]; alone: StoredComplaintQuery }> = [];
+  const candidates: Array<{ columns: WalkColumn[]; alone: StoredComplaintQuery }> = [];
   if (query.state !== undefined && query.city !== undefined)
     candidates.push({
       columns: ["state_key", "city_key"],
@@ -62,6 +70,20 @@ export function singleFilters(
     });
   if (query.robocall !== undefined)
     candidates.push({ columns: ["robocall"], alone: { ...base, robocall: query.robocall } });
+  const { violation, subjects } = query;
+  if (
+    placeSubjectIndexOf(query) !== undefined &&
+    subjects?.length === 1 &&
+    violation !== undefined &&
+    violation.to === violation.from + SECONDS_PER_DAY - 1
+  ) {
+    const place: StoredComplaintQuery =
+      query.city !== undefined ? { ...base, city: query.city } : { ...base, areaCode: query.areaCode };
+    candidates.push({
+      columns: [query.city !== undefined ? "city_key" : "area_code", "subject", "violation_day"],
+      alone: { ...place, subject: query.subject, subjects, violation },
+    });
+  }
   return candidates;
 }
 

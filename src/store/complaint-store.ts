@@ -12,7 +12,6 @@ import { ComplaintCountStore } from "./complaint-count-store.js";
 import { type ComplaintExport, openComplaintExport } from "./complaint-export.js";
 import {
   COMPLAINT_COLUMNS,
-  type EqualityColumn,
   equalityColumns,
   filterComplaints,
   isEmptyRange,
@@ -26,6 +25,7 @@ import {
   testedColumns,
   type ViolationTest,
   violationDay,
+  type WalkColumn,
 } from "./complaint-filters.js";
 import { indexLedBy, SECONDARY_INDEXES } from "./complaint-indexes.js";
 import type { Database } from "./database.js";
@@ -369,7 +369,7 @@ export class ComplaintStore {
    * few weeks'. A place with a subject and such a range is counted instead on the index led by
    * all three (`placeSubjectIndexOf`), which holds the range's entries alone.
    */
-  private async combinationSeries(query: StoredComplaintQuery, walk: EqualityColumn[]): Promise<CountSeries> {
+  private async combinationSeries(query: StoredComplaintQuery, walk: WalkColumn[]): Promise<CountSeries> {
     const placeSubject = placeSubjectIndexOf(query);
     // No cut: the index holds the range's entries alone (and on PostgreSQL the days' counts of a
     // range not read at start cost 300 ms from disk at 20M).
@@ -692,19 +692,26 @@ export class ComplaintStore {
    * more when the index does not hold every other column the query tests (its row is read), so
    * that the fewest index entries and rows are read; else the fixed order of `equalityColumns`.
    */
-  private async walkOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<EqualityColumn[]> {
+  private async walkOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<WalkColumn[]> {
     const candidates = countsCombination(query, dimension) ? singleFilters(query) : [];
     if (candidates.length < 2) return equalityColumns(query);
-    let walk = equalityColumns(query);
+    let walk: WalkColumn[] = equalityColumns(query);
     let cheapest = Number.POSITIVE_INFINITY;
     const tested = testedColumns(query);
     for (const { columns, alone } of candidates) {
       // An index holding every other column the query tests is walked without reading rows.
       const held = SECONDARY_INDEXES[indexLedBy(columns) ?? ""] ?? [];
       const covers = tested.every(
-        (column) => columns.includes(column as EqualityColumn) || held.includes(column),
+        (column) => columns.includes(column as WalkColumn) || held.includes(column),
       );
-      const cost = (await this.totalOf(alone, dimensionFor(alone))) * (covers ? 1 : ROW_READ_COST);
+      // A place with a subject and a violation day is itself a combination, counted on its index.
+      const placed = columns.includes("violation_day")
+        ? await this.combinationSeries(alone, columns)
+        : undefined;
+      const entries = placed
+        ? placed.sumOf(0, placed.length)
+        : await this.totalOf(alone, dimensionFor(alone));
+      const cost = entries * (covers ? 1 : ROW_READ_COST);
       if (cost < cheapest) {
         cheapest = cost;
         walk = columns;
@@ -732,7 +739,7 @@ export class ComplaintStore {
   private async countedTotal(
     query: StoredComplaintQuery,
     dimension: Dimension | null,
-    walk: EqualityColumn[],
+    walk: WalkColumn[],
   ): Promise<number> {
     if (countsCombination(query, dimension)) {
       const series = await this.combinationSeries(query, walk);
