@@ -1,10 +1,11 @@
-import { CompiledQuery, type SelectQueryBuilder, sql } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import type { TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import type { CollectionVersion } from "./collection-version.js";
 import { VersionedLru } from "./collection-version.js";
 import {
   filterComplaints,
+  indexedBy,
   isWholeDays,
   rowTestedColumns,
   type StoredComplaintQuery,
@@ -147,14 +148,9 @@ export class CombinationCounts {
       .groupBy(HOUR_OF_CREATED)
       .orderBy("bucket", "asc")
       .compile();
-    const statement =
-      walkIndex !== undefined && dialect === "sqlite"
-        ? CompiledQuery.raw(
-            compiled.sql.replace('from "complaints"', `from "complaints" indexed by "${walkIndex}"`),
-            [...compiled.parameters],
-          )
-        : compiled;
-    const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(statement);
+    const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(
+      indexedBy(compiled, dialect, walkIndex),
+    );
     return seriesOf(SECONDS_PER_HOUR, rows);
   }
 }
@@ -189,7 +185,7 @@ async function sumPerDay(cells: DailyCells, created: TimeRange | undefined): Pro
  * with an area code, a city or both besides, in `complaint_area_combination_counts`,
  * `complaint_city_combination_counts` or `complaint_city_area_counts`.
  */
-function fromCombinationCounts(query: StoredComplaintQuery): boolean {
+export function fromCombinationCounts(query: StoredComplaintQuery): boolean {
   const created = query.created;
   return (
     query.phone === undefined &&
