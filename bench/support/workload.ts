@@ -380,7 +380,7 @@ const COMBINABLE: Record<
   state: (complaint) => ({ state: complaint["consumer-state"]! }),
   // Half the time in its state, half the time in every state (a city alone matches every state).
   city: (complaint, _samples, random): Record<string, string> =>
-    random() < 0.5
+    random() < 0.5 || !complaint["consumer-state"]
       ? { city: complaint["consumer-city"]! }
       : { city: complaint["consumer-city"]!, state: complaint["consumer-state"]! },
   area_code: (complaint) => ({ area_code: complaint["consumer-area-code"]! }),
@@ -392,6 +392,18 @@ const COMBINABLE: Record<
   created: (complaint, samples, random) => around("created", complaint["created-date"]!, samples, random),
   violation: (complaint, samples, random) =>
     around("violation", complaint["violation-date"]!, samples, random),
+};
+
+/** The attribute each of `COMBINABLE`'s filters takes its value from. */
+const COMBINED_ATTRIBUTES: Record<string, string> = {
+  state: "consumer-state",
+  city: "consumer-city",
+  area_code: "consumer-area-code",
+  is_robocall: "recorded-message-or-robocall",
+  company_phone_number: "company-phone-number",
+  subject: "subject",
+  created: "created-date",
+  violation: "violation-date",
 };
 
 /**
@@ -412,13 +424,13 @@ function around(name: string, time: string, samples: Samples, random: () => numb
 /**
  * `count` different filters of one sampled complaint, ANDed (issue 14, item 3), so that every
  * combination matches at least that complaint; the company's number is drawn less often, since
- * it narrows a combination to a few complaints. A filter the complaint has no value for is
- * skipped.
+ * it narrows a combination to a few complaints. A filter the complaint has no value for (an empty
+ * attribute) is not drawn.
  */
 function combinationOf(count: number) {
   return (samples: Samples, random: () => number): Record<string, string> => {
     const complaint = pick(samples.complaints, random);
-    const kinds = Object.keys(COMBINABLE).filter((kind) => kind !== "city" || complaint["consumer-city"]);
+    const kinds = Object.keys(COMBINABLE).filter((kind) => complaint[COMBINED_ATTRIBUTES[kind]!]);
     const chosen = new Set<string>();
     while (chosen.size < Math.min(count, kinds.length)) {
       const kind = pick(kinds, random);
