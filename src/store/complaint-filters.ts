@@ -31,7 +31,7 @@ export type EqualityColumn = "phone" | "state_key" | "city_key" | "area_code" | 
 
 /**
  * The columns leading an index a combination can be walked on, in its order: a filter's own, or a
- * place, a subject and one violation day (migration 032), each fixed by equality.
+ * place and a subject, fixed by equality, then the violation day (migration 032).
  */
 export type WalkColumn = EqualityColumn | "violation_day";
 

@@ -76,8 +76,8 @@ const WARM_VIOLATION_BYTES = 32 * 1024 * 1024;
 /**
  * The most every series `warm` reads may weigh, of the 48 MB `DimensionCounts` keeps: after the
  * violation days, the hourly series of every state, robocall flag and subject (about 70 series,
- * 7.6 MB and 0.4 s on SQLite at 20 million complaints a year), which a combination's first request
- * weighs to choose the index it walks (about 5 ms each to read there).
+ * 7.3 MB and 0.34 s on SQLite at 20 million complaints a year, 1.3 s on PostgreSQL), which a
+ * combination's first request weighs to choose the index it walks (about 5 ms each to read there).
  */
 const WARM_SERIES_BYTES = 44 * 1024 * 1024;
 
@@ -281,9 +281,8 @@ export class ComplaintStore {
     } else if (countsCombination(query, dimension)) {
       // The hours (or days) that hold the page, read from whichever of their ends is nearer it, as
       // a violation range's page is: at most half of their matches are skipped. The first page too:
-      // a sparse combination's first fifty matches can lie weeks into its walked index (a city,
-      // an area code, the flag and a subject at 2M: 8.9 ms walking the subject's entries from the
-      // end, 0.X within the days that hold them).
+      // a sparse combination's first fifty matches can lie weeks into its walked index, which the
+      // page would otherwise walk from the end of its range.
       const series = await this.combinationSeries(query, walk);
       const window = pageWindow(series, order, offset, limit);
       if (window.matches > 0) {
@@ -706,10 +705,11 @@ export class ComplaintStore {
 
   /**
    * The columns leading the index a query is paged (and a combination counted) on: for a
-   * combination, those of its single filter whose complaints in its created range (from that
-   * filter's counts, in memory) cost the least to walk, an entry costing `ROW_READ_COST` times
-   * more when the index does not hold every other column the query tests (its row is read), so
-   * that the fewest index entries and rows are read; else the fixed order of `equalityColumns`.
+   * combination, those of the candidate (`singleFilters`) whose entries in its created range (from
+   * that filter's counts, in memory, or for a place with a subject and a violation range counted
+   * on their index) cost the least to walk, each entry that passes the tests the index holds
+   * costing `ROW_READ_COST` more when the index lacks a column the query tests (its row is read),
+   * so that the fewest index entries and rows are read; else the fixed order of `equalityColumns`.
    */
   private async walkOf(query: StoredComplaintQuery, dimension: Dimension | null): Promise<WalkColumn[]> {
     const candidates = countsCombination(query, dimension) ? singleFilters(query) : [];
@@ -723,7 +723,7 @@ export class ComplaintStore {
       const covers = tested.every(
         (column) => columns.includes(column as WalkColumn) || held.includes(column),
       );
-      // A place with a subject and a violation day is itself a combination, counted on its index.
+      // A place with a subject and a violation range is itself a combination, counted on its index.
       const placed = columns.includes("violation_day")
         ? await this.combinationSeries(alone, columns)
         : undefined;
