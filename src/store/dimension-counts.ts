@@ -557,7 +557,8 @@ export class DimensionCounts {
 
   /**
    * The complaints whose violation day is one of `firstDay` to `lastDay` and whose created hour is
-   * one of `firstHour` to `lastHour`, from the `violated_on` counts: one seek a day, not kept.
+   * one of `firstHour` to `lastHour`, from the `violated_on` counts: the days' series held in
+   * memory summed there, the others read with one seek a day, not kept.
    */
   async violatedWithin(
     firstDay: number,
@@ -565,15 +566,26 @@ export class DimensionCounts {
     firstHour: number,
     lastHour: number,
   ): Promise<number> {
+    // The days whose series are held (on SQLite every day's after `warmViolatedOn`) are summed in
+    // memory: the statement seeks once a day (8 ms for 800 days at 2M).
+    const { version } = await this.version.current();
+    let held = 0;
+    const missing: number[] = [];
+    for (const day of daysFrom(firstDay, lastDay)) {
+      const series = this.series.get(violatedOnKey(day), version);
+      if (series === undefined) missing.push(day);
+      else held += series.sumOfBuckets(firstHour, lastHour);
+    }
+    if (missing.length === 0) return held;
     const row = await this.database.db
       .selectFrom("complaint_hour_counts")
       .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("count"), eb.lit(0)).as("count"))
       .where("dimension", "=", "violated_on")
-      .where("value", "in", daysFrom(firstDay, lastDay).map(String))
+      .where("value", "in", missing.map(String))
       .where("hour", ">=", firstHour)
       .where("hour", "<=", lastHour)
       .executeTakeFirstOrThrow();
-    return Number(row.count);
+    return held + Number(row.count);
   }
 
   /**
@@ -694,8 +706,7 @@ export class DimensionCounts {
 
   /** The `violated_on` series of each day, from memory, the days not held read in one statement. */
   private async violatedOnDays(days: readonly number[], version: number): Promise<CountSeries[]> {
-    const keyOf = (day: number) => `violated_on\u0000${day}`;
-    const held = days.map((day) => this.series.get(keyOf(day), version));
+    const held = days.map((day) => this.series.get(violatedOnKey(day), version));
     const missing = days.filter((_, index) => held[index] === undefined);
     if (missing.length === 0) return held as CountSeries[];
     // Summed per day here rather than grouped in SQL: with GROUP BY, SQLite's planner prefers
@@ -725,7 +736,7 @@ export class DimensionCounts {
       const series = seriesOf(SECONDS_PER_HOUR, byDay.get(day) ?? []);
       read.set(day, series);
       const weight = keptSeriesBytes(series);
-      if (weight !== undefined) this.series.set(keyOf(day), series, version, weight);
+      if (weight !== undefined) this.series.set(violatedOnKey(day), series, version, weight);
     }
     return days.map((day, index) => held[index] ?? read.get(day)!);
   }
@@ -752,6 +763,11 @@ export class DimensionCounts {
       .execute();
     return seriesOf(SECONDS_PER_DAY, rows);
   }
+}
+
+/** The key of one violation day's `violated_on` series in `DimensionCounts`' cache. */
+function violatedOnKey(day: number): string {
+  return `violated_on\u0000${day}`;
 }
 
 /** The day numbers `first` to `last`, both included. */
