@@ -101,6 +101,8 @@ export interface ServeConfig extends DatabaseConfig {
   readonly readThreads: number;
   /** The quick lane's budget per statement; a statement past it is run again in the long lane. */
   readonly quickReadBudgetMs: number;
+  /** SQLite: the page cache of each read thread's connection (and the idle loop's), in MB. */
+  readonly readThreadCacheMb: number;
   /**
    * Hold the notices in memory on a worker thread of each process (store/notice-thread.ts) instead
    * of on its event loop, by default: filtering and writing notice pages never hold the loop
@@ -141,6 +143,7 @@ export interface RawServeOptions {
   statementTimeoutMs?: string;
   readThreads?: string;
   quickReadBudgetMs?: string;
+  readThreadCacheMb?: string;
   metricsPort?: string;
   metricsHost?: string;
   maxConnections?: string;
@@ -311,6 +314,12 @@ export const SERVE_OPTIONS = {
     defaultText: "25",
     help: "SQLite: a read that takes longer in the quick lane is stopped and run again in the long lane",
   },
+  readThreadCacheMb: {
+    flag: "--read-thread-cache-mb <n>",
+    variable: "FTCAPI_READ_THREAD_CACHE_MB",
+    defaultText: "4",
+    help: "SQLite: page cache of each read thread, in MB (more makes rows of a large file cheaper to read, at that memory per thread)",
+  },
   metricsPort: {
     flag: "--metrics-port <n>",
     variable: "FTCAPI_METRICS_PORT",
@@ -421,6 +430,7 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     statementTimeoutMs: count("--statement-timeout-ms", raw(flags, env, "statementTimeoutMs") as string, 100),
     readThreads: readThreads(raw(flags, env, "readThreads") as string),
     quickReadBudgetMs: count("--quick-read-budget-ms", raw(flags, env, "quickReadBudgetMs") as string, 1),
+    readThreadCacheMb: count("--read-thread-cache-mb", raw(flags, env, "readThreadCacheMb") as string, 1),
     metricsPort: optionalPort("--metrics-port", raw(flags, env, "metricsPort")),
     metricsHost: raw(flags, env, "metricsHost") as string,
     maxConnections: count("--max-connections", raw(flags, env, "maxConnections") as string, 1),

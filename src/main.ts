@@ -312,6 +312,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     statementTimeoutMs: config.statementTimeoutMs,
     readThreads: config.readThreads,
     quickReadBudgetMs: config.quickReadBudgetMs,
+    readThreadCacheKib: config.readThreadCacheMb * 1024,
   };
   const database = openDatabase(config.db, budget);
   const readDatabase = config.dbReadUrl ? openDatabase(config.dbReadUrl, budget) : database;

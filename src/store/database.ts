@@ -182,7 +182,18 @@ export interface OpenOptions {
   cacheKib?: number;
   /** SQLite, with `readThreads`: the quick lane's budget per statement (default `QUICK_READ_BUDGET_MS`). */
   quickReadBudgetMs?: number;
+  /**
+   * SQLite, with `readThreads`: the page cache of each read thread's connection and of the idle
+   * loop's, in KiB (default `READ_THREAD_CACHE_KIB`).
+   */
+  readThreadCacheKib?: number;
 }
+
+/**
+ * The default page cache of each read thread's connection, in KiB: small, so that a process stays
+ * within its memory budget; the file system caches the rest (docs/deployment.md, Operations).
+ */
+export const READ_THREAD_CACHE_KIB = 4_096;
 
 /**
  * The quick lane's default budget per statement, in milliseconds. Every statement ftcapi's design

@@ -71,9 +71,20 @@ describe("SQLite reads on worker threads (--read-threads, a real serve process)"
     assert.equal(imported.code, 0, imported.stderr);
     const key = await createKeyWithCli(db, "threads@example.com", "--unlimited");
 
-    // Built, as operators run it: the worker's entry is then the compiled file.
+    // Built, as operators run it: the worker's entry is then the compiled file. A page cache other
+    // than the default changes no answer.
     const threaded = await startServeProcess(
-      localServeFlags(db, "--read-threads", "2", "--quick-read-budget-ms", "1", "--metrics-port", "0"),
+      localServeFlags(
+        db,
+        "--read-threads",
+        "2",
+        "--quick-read-budget-ms",
+        "1",
+        "--read-thread-cache-mb",
+        "8",
+        "--metrics-port",
+        "0",
+      ),
       120_000,
       directory,
       true,

@@ -93,4 +93,14 @@ describe("serve options are said once (SERVE_OPTIONS)", () => {
       /--quick-read-budget-ms must be a whole number, at least 1/,
     );
   });
+
+  it("--read-thread-cache-mb is each read thread's page cache, 4 MB unless told, at least 1", () => {
+    assert.equal(serveConfig({}, {}).readThreadCacheMb, 4);
+    assert.equal(serveConfig({ readThreadCacheMb: "16" }, {}).readThreadCacheMb, 16);
+    assert.equal(serveConfig({}, { FTCAPI_READ_THREAD_CACHE_MB: "32" }).readThreadCacheMb, 32);
+    assert.throws(
+      () => serveConfig({ readThreadCacheMb: "0" }, {}),
+      /--read-thread-cache-mb must be a whole number, at least 1/,
+    );
+  });
 });

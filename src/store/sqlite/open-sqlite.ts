@@ -24,6 +24,7 @@ import {
   DATA_VERSION_READ_MS,
   type OpenOptions,
   QUICK_READ_BUDGET_MS,
+  READ_THREAD_CACHE_KIB,
   type ReadLaneFigures,
   type ReadPoolFigures,
   type SqliteDatabase,
@@ -71,6 +72,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
           options.readThreads,
           options.statementTimeoutMs,
           options.quickReadBudgetMs ?? QUICK_READ_BUDGET_MS,
+          options.readThreadCacheKib ?? READ_THREAD_CACHE_KIB,
         );
   const db = new Kysely<Schema>({
     dialect: readPool
@@ -171,9 +173,6 @@ function withStatementCache(
  * within its budget (docs/deployment.md, Operations).
  */
 const READ_WORKER_YOUNG_GENERATION_MB = 6;
-
-/** Page cache of each read worker, in KiB (the file system caches the rest). */
-const WORKER_CACHE_KIB = 4_096;
 
 interface Job {
   readonly request: ReadRequest;
@@ -368,20 +367,22 @@ export class SqliteReadPool {
    * `budgetMs`: the request budget of each statement (undefined: unbounded); `quickBudgetMs`, the
    * quick lane's.
    */
-  constructor(file: string, threads: number, budgetMs: number | undefined, quickBudgetMs: number) {
+  constructor(
+    file: string,
+    threads: number,
+    budgetMs: number | undefined,
+    quickBudgetMs: number,
+    cacheKib: number,
+  ) {
     if (threads < 2)
       throw new Error("a SQLite read pool needs at least 2 threads (a quick lane and a long one)");
     const quickLaneBudgetMs = budgetMs === undefined ? quickBudgetMs : Math.min(quickBudgetMs, budgetMs);
-    this.quick = new Lane(
-      "quick",
-      { file, budgetMs: quickLaneBudgetMs, cacheKib: WORKER_CACHE_KIB },
-      threads - 1,
-    );
-    this.long = new Lane("long", { file, budgetMs, cacheKib: WORKER_CACHE_KIB }, 1);
+    this.quick = new Lane("quick", { file, budgetMs: quickLaneBudgetMs, cacheKib }, threads - 1);
+    this.long = new Lane("long", { file, budgetMs, cacheKib }, 1);
     const idleLoop = new ReadConnection({
       file,
       budgetMs: Math.min(IDLE_LOOP_BUDGET_MS, quickLaneBudgetMs),
-      cacheKib: WORKER_CACHE_KIB,
+      cacheKib,
     });
     // Without the budget's extension (not built), nothing would bound a read on the loop.
     if (idleLoop.hasBudget) this.idleLoop = idleLoop;
