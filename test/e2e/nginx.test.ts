@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { loadOrCreateCertificate } from "../../src/http/tls-certificate.js";
 import { createKeyWithCli, REPO_ROOT, runCli } from "../support/cli.js";
 import { freshDatabase, unlessDialect } from "../support/dialects.js";
+import { eventually } from "../support/eventually.js";
 import { fetchRaw } from "../support/https-client.js";
 import { type ServeProcess, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
@@ -167,7 +168,16 @@ describe("nginx in front of two ftcapi replicas on PostgreSQL (docs/nginx/ftcapi
       ca,
       headers: { "X-Api-Key": key },
     });
-    const log = await readFile(accessLog, "utf8");
+    // nginx writes a request's line after sending its answer: wait for the last one.
+    const log = await eventually(
+      async () => {
+        const text = await readFile(accessLog, "utf8");
+        assert.match(text, /state=Texas&items_per_page=1 /);
+        return text;
+      },
+      5_000,
+      50,
+    );
     assert.ok(log.split("\n").length > queries.length * 2, `a line per request:\n${log}`);
     assert.ok(!log.includes(key), `no key in the access log:\n${log}`);
     assert.ok(!log.includes(key.slice(0, 12)), "nor a part of one");
