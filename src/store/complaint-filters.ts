@@ -71,13 +71,19 @@ export function singleFilters(
     });
   if (query.robocall !== undefined)
     candidates.push({ columns: ["robocall"], alone: { ...base, robocall: query.robocall } });
-  const { violation, subjects } = query;
-  if (placeSubjectIndexOf(query) !== undefined && subjects?.length === 1 && violation !== undefined) {
-    const place: StoredComplaintQuery =
-      query.city !== undefined ? { ...base, city: query.city } : { ...base, areaCode: query.areaCode };
+  const placeSubject = placeSubjectIndexOf(query);
+  if (placeSubject !== undefined && query.subjects?.length === 1) {
+    // The index's own leading columns: its place (the city, else the area code), subject and day.
+    const columns = SECONDARY_INDEXES[placeSubject]!.slice(0, 3) as WalkColumn[];
     candidates.push({
-      columns: [query.city !== undefined ? "city_key" : "area_code", "subject", "violation_day"],
-      alone: { ...place, subject: query.subject, subjects, violation },
+      columns,
+      alone: {
+        ...base,
+        ...(columns[0] === "city_key" ? { city: query.city } : { areaCode: query.areaCode }),
+        subject: query.subject,
+        subjects: query.subjects,
+        violation: query.violation,
+      },
     });
   }
   return candidates;

@@ -11,8 +11,8 @@ import type { SchemaModule } from "kysely";
  * violation days is tested on the index too, and the place indexes the robocall flag and (a
  * city's) the area code (migration 021). The subject is on no place index: it is long; a place,
  * a subject and the violation day lead `complaints_area_subject_violation` and
- * `complaints_city_subject_violation` (migration 032), which count a combination of them
- * (`placeSubjectIndexOf`), not in the API's order.
+ * `complaints_city_subject_violation` (migration 032), on which a combination of them is counted
+ * (`placeSubjectIndexOf`) and paged, its days' entries sorted by creation (`walksDaysApart`).
  * `complaints_violation_day` serves a violation date (migration 011) and holds the state, the
  * flag and the area code (migration 028); listed here so that a load into an empty database
  * builds it once at commit, as the others, instead of entry by entry.

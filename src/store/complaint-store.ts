@@ -758,25 +758,20 @@ export class ComplaintStore {
   }
 
   /**
-   * The query's total when counts answer it without reading rows or weighing a walk: from its
-   * dimension's counts (whole buckets only) or from the combination tables
+   * The query's total (`countedTotal`) when counts answer it without reading rows or weighing a
+   * walk: its dimension's series over whole buckets, or the combination tables
    * (`fromCombinationCounts`); else undefined.
    */
   private async countedWithoutRows(query: StoredComplaintQuery): Promise<number | undefined> {
     const dimension = dimensionFor(query);
-    if (dimension !== null && query.violation === undefined && dimension.column === "created_at") {
-      const series = await this.counts.of(dimension);
-      const { fullFrom, fullTo, partial } = splitRange(query.created, series.bucketSeconds);
-      if (partial.length > 0) return undefined;
-      return fullFrom !== undefined && fullTo !== undefined && fullFrom > fullTo
-        ? 0
-        : series.sumOfBuckets(fullFrom, fullTo);
-    }
-    if (dimension === null && query.phone === undefined && fromCombinationCounts(query)) {
-      const series = await this.combinations.of(query);
-      return series.sumOf(0, series.length);
-    }
-    return undefined;
+    if (dimension === null)
+      return fromCombinationCounts(query) ? this.countedTotal(query, null, []) : undefined;
+    // A range cutting a bucket of the dimension's series would count that bucket's part on rows.
+    const { bucketSeconds } = await this.counts.of(dimension);
+    const range = dimension.column === "created_at" ? query.created : query.violation;
+    return splitRange(range, bucketSeconds).partial.length === 0
+      ? this.countedTotal(query, dimension, [])
+      : undefined;
   }
 
   /**
@@ -1062,10 +1057,6 @@ function violatedWithFilters(query: StoredComplaintQuery): ViolatedWith[] {
   return filters;
 }
 
-/**
- * Whether a query's matches are counted per hour as a combination (`CombinationCounts`): no
- * dimension counts them, and no caller's number narrows them to a few rows already.
- */
 /** The query without the filters on `columns` (as `testedColumns` names them), its created range kept. */
 function without(query: StoredComplaintQuery, columns: readonly string[]): StoredComplaintQuery {
   const reduced: StoredComplaintQuery = { ...query };
@@ -1083,6 +1074,10 @@ function without(query: StoredComplaintQuery, columns: readonly string[]): Store
   return reduced;
 }
 
+/**
+ * Whether a query's matches are counted per hour as a combination (`CombinationCounts`): no
+ * dimension counts them, and no caller's number narrows them to a few rows already.
+ */
 function countsCombination(query: StoredComplaintQuery, dimension: Dimension | null): boolean {
   return dimension === null && query.phone === undefined;
 }
