@@ -18,6 +18,9 @@ import type { StoredValues } from "./stored-values.js";
 /** Hours since the epoch of `created_at`, rounded down also before 1970 (both engines' `/` truncate). */
 const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) % 3600) / 3600`;
 
+/** Totals kept without their series, in bytes (a number each, weighed 8 plus its key's length). */
+const TOTALS_KEPT = 1024 * 1024;
+
 /**
  * The matches per hour of a query whose filters no dimension counts (two place filters, a subject
  * with another filter, a violation range with another filter, ...), within its created range:
@@ -35,6 +38,8 @@ const HOUR_OF_CREATED = sql<number>`(created_at - ((created_at % 3600) + 3600) %
  */
 export class CombinationCounts {
   private readonly series: VersionedLru<CountSeries>;
+  /** Totals counted without their series (`totalOf`), by the same key. */
+  private readonly totals: VersionedLru<number>;
 
   /** `maxBytes`: series kept over all combinations (`keptSeriesBytes`); the least recently used go first. */
   constructor(
@@ -44,6 +49,7 @@ export class CombinationCounts {
     maxBytes = 12 * 1024 * 1024,
   ) {
     this.series = new VersionedLru(maxBytes);
+    this.totals = new VersionedLru(TOTALS_KEPT);
   }
 
   /** The series kept now. */
@@ -58,24 +64,41 @@ export class CombinationCounts {
    */
   async of(query: StoredComplaintQuery, walkIndex?: string): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const key = JSON.stringify([
-      query.state,
-      query.city,
-      query.areaCode,
-      query.robocall,
-      query.phone,
-      query.subjects,
-      query.violation?.from,
-      query.violation?.to,
-      query.created?.from,
-      query.created?.to,
-    ]);
     return this.series.getOrLoad(
-      key,
+      keyOf(query),
       version,
       () => (fromCombinationCounts(query) ? this.loadFromCounts(query) : this.load(query, walkIndex)),
       keptSeriesBytes,
     );
+  }
+
+  /**
+   * The query's number of matches: the sum of its series when that is kept, else counted by one
+   * statement on `walkIndex` (kept for the version), which reads the same index entries as the
+   * series but neither groups nor sorts them (a place, a subject and most of a year's violation
+   * days at 20M: 60,000 entries, 3 to 7 ms against 20 to 28).
+   */
+  async totalOf(query: StoredComplaintQuery, walkIndex?: string): Promise<number> {
+    const { version } = await this.version.current();
+    const key = keyOf(query);
+    const series = this.series.get(key, version);
+    if (series !== undefined) return series.sumOf(0, series.length);
+    if (fromCombinationCounts(query)) {
+      const loaded = await this.of(query, walkIndex);
+      return loaded.sumOf(0, loaded.length);
+    }
+    return this.totals.getOrLoad(
+      key,
+      version,
+      () => this.count(query, walkIndex),
+      () => 8,
+    );
+  }
+
+  /** Whether the query's series is kept for the collection's current version. */
+  async isKept(query: StoredComplaintQuery): Promise<boolean> {
+    const { version } = await this.version.current();
+    return this.series.get(keyOf(query), version) !== undefined;
   }
 
   /** The matches per created day of a query `fromCombinationCounts` accepts. */
@@ -134,6 +157,21 @@ export class CombinationCounts {
     return sumPerDay(select, query.created);
   }
 
+  private async count(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<number> {
+    const { dialect } = this.database;
+    const compiled = filterComplaints(
+      this.database.db.selectFrom("complaints").select((eb) => eb.fn.countAll<number>().as("count")),
+      query,
+      query.created,
+      "day",
+      rowTestedColumns(dialect, walkIndex),
+    ).compile();
+    const { rows } = await this.database.db.executeQuery<{ count: number }>(
+      indexedBy(compiled, dialect, walkIndex),
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {
     const { dialect } = this.database;
     const compiled = filterComplaints(
@@ -153,6 +191,22 @@ export class CombinationCounts {
     );
     return seriesOf(SECONDS_PER_HOUR, rows);
   }
+}
+
+/** The key of a query's series and total: its filters and ranges. */
+function keyOf(query: StoredComplaintQuery): string {
+  return JSON.stringify([
+    query.state,
+    query.city,
+    query.areaCode,
+    query.robocall,
+    query.phone,
+    query.subjects,
+    query.violation?.from,
+    query.violation?.to,
+    query.created?.from,
+    query.created?.to,
+  ]);
 }
 
 /** The per-day count tables of a place (an area code, a city, or both) with the other filters. */
