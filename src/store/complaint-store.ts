@@ -242,7 +242,7 @@ export class ComplaintStore {
     const dimension = dimensionFor(query);
     // The plan, the index walked and the total, each worked out once for the page.
     const violated = await this.violatedPlan(query, dimension);
-    const walk = violated ? [] : await this.walkOf(query, dimension);
+    let walk = violated ? [] : await this.walkOf(query, dimension);
     const total =
       violated && dimension === null
         ? violated.series.sumOf(0, violated.series.length)
@@ -308,6 +308,7 @@ export class ComplaintStore {
           limit = rows;
           reversed = !reversed;
         }
+        if (walksDaysApart(walk, query.violation)) walk = await this.placedWalk(query, walk, created, total);
       }
     }
 
@@ -425,6 +426,28 @@ export class ComplaintStore {
     if (placeSubject !== undefined) return this.combinations.totalOf(query, placeSubject);
     const series = await this.combinationSeries(query, walk);
     return series.sumOf(0, series.length);
+  }
+
+  /**
+   * The walk of a place's and subject's page placed within `created` (the hours that hold it): the
+   * place's own index, in created order, when its entries there, each perhaps with its row read for
+   * the subject, cost less than the place's and subject's entries over the whole violation range,
+   * which that walk reads and sorts whatever the hours (at 20M, a page of an area code, a subject
+   * and ten months of violations deep in its 53,000 matches: 6.7 ms on the place's and subject's
+   * index, under 1 on the area code's); else `walk`.
+   */
+  private async placedWalk(
+    query: StoredComplaintQuery,
+    walk: WalkColumn[],
+    created: TimeRange,
+    total: number,
+  ): Promise<WalkColumn[]> {
+    const place: StoredComplaintQuery =
+      query.city !== undefined
+        ? { order: "DESC", limit: 0, offset: 0, created, city: query.city, state: query.state }
+        : { order: "DESC", limit: 0, offset: 0, created, areaCode: query.areaCode };
+    const entries = await this.totalOf(place, dimensionFor(place));
+    return entries * ROW_READ_COST < total * 2 ? equalityColumns(place) : walk;
   }
 
   /**

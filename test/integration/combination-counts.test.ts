@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { formatDateTime } from "../../src/domain/time.js";
 import { writeComplaintCsv } from "../../src/ingest/complaint-generator.js";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createKeyWithCli, runCli } from "../support/cli.js";
@@ -186,6 +187,79 @@ for (const dialect of DIALECTS) {
             assert.deepEqual(
               body.data.map((record: { id: string }) => record.id),
               inOrder.slice(offset, offset + 2),
+              `${order} offset ${offset}`,
+            );
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+    });
+  });
+}
+
+for (const dialect of DIALECTS) {
+  describe(`a dense place with a subject over many violation days, paged deep (${dialect})`, () => {
+    let db: string;
+    let key: string;
+    /** The phone numbers of the area code's complaints of subject Other, newest first. */
+    let newestFirst: string[];
+
+    before(async () => {
+      db = await freshDatabase(dialect);
+      // Every 6 minutes for 50 days, violated 0 to 29 days before, a quarter in area code 415 and
+      // four in five of subject Other: the area code's complaints of that subject, about 2 an
+      // hour, are walked on the place's and subject's index (the subject's own holds four times as
+      // many entries), and a page placed in its hours on the area code's index.
+      const start = Date.UTC(2025, 2, 1);
+      const rows: string[][] = [];
+      for (let index = 0; index < 12_000; index++) {
+        const created = start + index * 6 * 60_000;
+        const violated = created - (index % 30) * 86_400_000 - 3_600_000;
+        rows.push([
+          `415${String(index).padStart(7, "0")}`,
+          formatDateTime(created / 1000),
+          formatDateTime(violated / 1000),
+          "San Francisco",
+          "California",
+          index % 4 === 0 ? "415" : "650",
+          index % 5 === 4 ? "Charities" : "Other",
+          index % 3 === 0 ? "Y" : "N",
+        ]);
+      }
+      newestFirst = rows
+        .filter((row) => row[5] === "415" && row[6] === "Other")
+        .map((row) => row[0]!)
+        .reverse();
+      const file = await writeComplaintRows("dense-place.csv", rows);
+      const imported = await runCli(["import", "dnc", "--db", db, "--quiet", file]);
+      assert.equal(imported.code, 0, imported.stderr);
+      key = await createKeyWithCli(db);
+    });
+
+    it("counts and pages exactly, first pages unplaced, deep ones placed, in both orders", async () => {
+      const server = await startTestServer({ db });
+      try {
+        const total = newestFirst.length;
+        assert.ok(total > 2_000, `${total}`);
+        const base =
+          "/v0/dnc-complaints?area_code=415&subject=other&violation_date_from=2025-01-01&violation_date_to=2025-05-01";
+        // First pages before the count series exists, deep ones after, first pages again after.
+        const offsets = [0, 50, 400, 1_000, 1_234, total - 1_100, total - 60, 0, 450, 777];
+        for (const order of ["DESC", "ASC"] as const) {
+          const inOrder = order === "DESC" ? newestFirst : [...newestFirst].reverse();
+          for (const offset of offsets) {
+            const res = await server.get(`${base}&sort_order=${order}&offset=${offset}`, {
+              "X-Api-Key": key,
+            });
+            assert.equal(res.status, 200, res.body);
+            const body = res.json();
+            assert.equal(body.meta["record-total"], total, `${order} offset ${offset}`);
+            assert.deepEqual(
+              body.data.map(
+                (record: { attributes: Record<string, string> }) => record.attributes["company-phone-number"],
+              ),
+              inOrder.slice(offset, offset + 50),
               `${order} offset ${offset}`,
             );
           }
