@@ -38,6 +38,11 @@ export interface ReadPoolFigures {
   readonly loopReads: number;
   /** Reads run on the event loop's own read-only connection while it was idle (`SqliteReadPool`). */
   readonly idleLoopReads: number;
+  /**
+   * Of those, the reads that outran the idle loop's budget and were run again by a thread; after
+   * each, the idle loop runs no read for a while (`SqliteReadPool`).
+   */
+  readonly idleLoopInterrupted: number;
 }
 
 interface DatabaseBase {

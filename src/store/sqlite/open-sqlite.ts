@@ -334,6 +334,14 @@ const IDLE_LOOP_ALLOWANCE_MS = 1;
 /** The budget of one read on the idle event loop: past it, it is interrupted and run by a thread. */
 const IDLE_LOOP_BUDGET_MS = 2;
 
+/**
+ * How long the idle loop runs no read after the answer of one that outran its budget there (run
+ * again by a thread): the reads that follow are most likely the same costly request's next
+ * statements (a place's and subject's count, then its page), each of which would otherwise spend
+ * the idle loop's budget again before a thread ran it.
+ */
+const IDLE_LOOP_PAUSE_MS = 50;
+
 /** Time the event loop must have waited for events since the last read, to count as idle. */
 const LOOP_WAITED_MS = 0.02;
 
@@ -350,7 +358,8 @@ const LOOP_WAITED_MS = 0.02;
  * loop is idle (it waited for events since the last read, and the quick lane has no statement), a
  * read runs on a read-only connection of the loop's own, for at most `IDLE_LOOP_ALLOWANCE_MS` of
  * reads before the loop waits again, each under `IDLE_LOOP_BUDGET_MS`; one that outruns it is
- * interrupted and handed to the quick lane. Under load the loop never counts as idle, and every
+ * interrupted and handed to the quick lane, and the idle loop then runs no read until
+ * `IDLE_LOOP_PAUSE_MS` after its answer. Under load the loop never counts as idle, and every
  * read goes to the threads as before.
  */
 export class SqliteReadPool {
@@ -359,6 +368,8 @@ export class SqliteReadPool {
   private loopReads = 0;
   private readonly idleLoop: ReadConnection | undefined;
   private idleLoopReads = 0;
+  private idleLoopInterrupted = 0;
+  private idleLoopPausedUntilMs = 0;
   private idleSeenMs = performance.eventLoopUtilization().idle;
   private allowanceMs = 0;
 
@@ -405,20 +416,23 @@ export class SqliteReadPool {
 
   private async run(request: ReadRequest): Promise<unknown[] | Uint8Array> {
     const answer = this.onIdleLoop(request);
+    const interrupted = answer !== undefined && "error" in answer && answer.error.code === "SQLITE_INTERRUPT";
     // Interrupted past the idle loop's budget: the quick lane runs it, as any other.
-    if (answer !== undefined && !("error" in answer && answer.error.code === "SQLITE_INTERRUPT"))
-      return resultOf(answer);
+    if (answer !== undefined && !interrupted) return resultOf(answer);
     try {
       return await this.quick.run(request);
     } catch (err) {
       if ((err as { code?: unknown }).code !== "SQLITE_INTERRUPT") throw err;
       return this.long.run(request);
+    } finally {
+      if (interrupted) this.idleLoopPausedUntilMs = performance.now() + IDLE_LOOP_PAUSE_MS;
     }
   }
 
   /** The read run on the idle event loop (see the class), or undefined when the loop is not idle. */
   private onIdleLoop(request: ReadRequest): ReadAnswer | undefined {
     if (this.idleLoop === undefined || !this.quick.idle) return undefined;
+    if (performance.now() < this.idleLoopPausedUntilMs) return undefined;
     const idleMs = performance.eventLoopUtilization().idle;
     if (idleMs - this.idleSeenMs > LOOP_WAITED_MS) this.allowanceMs = IDLE_LOOP_ALLOWANCE_MS;
     this.idleSeenMs = idleMs;
@@ -427,6 +441,7 @@ export class SqliteReadPool {
     const answer = this.idleLoop.answer(request);
     this.allowanceMs -= performance.now() - started;
     this.idleLoopReads++;
+    if ("error" in answer && answer.error.code === "SQLITE_INTERRUPT") this.idleLoopInterrupted++;
     return answer;
   }
 
@@ -440,6 +455,7 @@ export class SqliteReadPool {
       lanes: [this.quick.figures(), this.long.figures()],
       loopReads: this.loopReads,
       idleLoopReads: this.idleLoopReads,
+      idleLoopInterrupted: this.idleLoopInterrupted,
     };
   }
 
