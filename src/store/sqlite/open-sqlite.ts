@@ -423,7 +423,7 @@ export class SqliteReadPool {
       return await this.quick.run(request);
     } catch (err) {
       if ((err as { code?: unknown }).code !== "SQLITE_INTERRUPT") throw err;
-      return this.long.run(request);
+      return await this.long.run(request);
     } finally {
       if (interrupted) this.idleLoopPausedUntilMs = performance.now() + IDLE_LOOP_PAUSE_MS;
     }
