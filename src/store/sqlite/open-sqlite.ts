@@ -342,6 +342,11 @@ const IDLE_LOOP_BUDGET_MS = 2;
  */
 const IDLE_LOOP_PAUSE_MS = 50;
 
+/** Whether a read was stopped past its connection's budget (`SQLITE_INTERRUPT`). */
+function wasInterrupted(answer: ReadAnswer): boolean {
+  return "error" in answer && answer.error.code === "SQLITE_INTERRUPT";
+}
+
 /** Time the event loop must have waited for events since the last read, to count as idle. */
 const LOOP_WAITED_MS = 0.02;
 
@@ -416,7 +421,7 @@ export class SqliteReadPool {
 
   private async run(request: ReadRequest): Promise<unknown[] | Uint8Array> {
     const answer = this.onIdleLoop(request);
-    const interrupted = answer !== undefined && "error" in answer && answer.error.code === "SQLITE_INTERRUPT";
+    const interrupted = answer !== undefined && wasInterrupted(answer);
     // Interrupted past the idle loop's budget: the quick lane runs it, as any other.
     if (answer !== undefined && !interrupted) return resultOf(answer);
     try {
@@ -441,7 +446,7 @@ export class SqliteReadPool {
     const answer = this.idleLoop.answer(request);
     this.allowanceMs -= performance.now() - started;
     this.idleLoopReads++;
-    if ("error" in answer && answer.error.code === "SQLITE_INTERRUPT") this.idleLoopInterrupted++;
+    if (wasInterrupted(answer)) this.idleLoopInterrupted++;
     return answer;
   }
 
