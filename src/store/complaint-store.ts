@@ -129,6 +129,31 @@ const HOLDS_PLACE_SUBJECT: ReadonlySet<WalkColumn> = new Set(["area_code", "city
  */
 const UNPLACED_SORT_MAX = 500;
 
+/**
+ * Where a page is read: in `order` (the query's, or the other near the end, `reversed`), `offset`
+ * rows skipped within `created`, on the index led by `walk`.
+ */
+interface PageCursor {
+  readonly order: "ASC" | "DESC";
+  readonly offset: number;
+  readonly limit: number;
+  readonly reversed: boolean;
+  readonly created: TimeRange | undefined;
+  readonly walk: WalkColumn[];
+}
+
+/** How a page's select walks its index (`ComplaintStore.pageSelect`). */
+interface PageShape {
+  /** The one violation day the query selects, walked on its own index. */
+  readonly day: number | undefined;
+  /** A place's and subject's entries over several violation days, sorted by creation. */
+  readonly sortedDays: boolean;
+  /** A common violation range, tested on rows read in created order. */
+  readonly scanInOrder: boolean;
+  /** Ordered by `created_at + 0`, so that no planner walks the created order instead. */
+  readonly rareViolation: boolean;
+}
+
 interface BucketCount {
   count: number;
   /** The moments of a day or an hour the count covers (a range may cut its first and last bucket). */
@@ -248,7 +273,7 @@ export class ComplaintStore {
     const dimension = dimensionFor(query);
     // The plan, the index walked and the total, each worked out once for the page.
     const violated = await this.violatedPlan(query, dimension);
-    let walk = violated ? [] : await this.walkOf(query, dimension);
+    const walk = violated ? [] : await this.walkOf(query, dimension);
     const total =
       violated && dimension === null
         ? violated.series.sumOf(0, violated.series.length)
@@ -256,68 +281,125 @@ export class ComplaintStore {
     if (query.offset >= total) return { total, reversed: false };
 
     // Near the end, read backwards from the other end instead.
-    let order = query.order;
-    let offset = query.offset;
-    let limit = query.limit;
     const fromEnd = total - query.offset - query.limit;
-    let reversed = fromEnd < query.offset;
-    if (reversed) {
-      order = query.order === "DESC" ? "ASC" : "DESC";
-      offset = Math.max(0, fromEnd);
-      limit = Math.min(query.limit, total - query.offset);
-    }
+    const reversed = fromEnd < query.offset;
+    const cursor: PageCursor = reversed
+      ? {
+          order: query.order === "DESC" ? "ASC" : "DESC",
+          offset: Math.max(0, fromEnd),
+          limit: Math.min(query.limit, total - query.offset),
+          reversed,
+          created: query.created,
+          walk,
+        }
+      : {
+          order: query.order,
+          offset: query.offset,
+          limit: query.limit,
+          reversed,
+          created: query.created,
+          walk,
+        };
 
     if (violated) {
-      const { select, flipped } = await this.violatedPage(violated, order, offset, limit);
+      const { select, flipped } = await this.violatedPage(
+        violated,
+        cursor.order,
+        cursor.offset,
+        cursor.limit,
+      );
       return { total, select, reversed: reversed !== flipped };
     }
+    const placed = await this.placed(query, dimension, total, cursor);
+    return {
+      total,
+      select: await this.pageSelect(query, dimension, total, placed),
+      reversed: placed.reversed,
+    };
+  }
 
-    let created = query.created;
+  /**
+   * The cursor of a page placed by counts, so that few rows are skipped: within the day, hour or
+   * minute that holds its offset for a dimension of the created order (past `DIRECT_OFFSET_MAX`),
+   * or within the hours (or days) that hold it for a combination (`placedInCombination`); else as
+   * it is.
+   */
+  private async placed(
+    query: StoredComplaintQuery,
+    dimension: Dimension | null,
+    total: number,
+    cursor: PageCursor,
+  ): Promise<PageCursor> {
+    const { order, offset } = cursor;
     if (offset > DIRECT_OFFSET_MAX && dimension && dimension.column === "created_at") {
       const start = await this.locateOffset(dimension, query.created, order, offset);
-      if (start) {
-        offset = start.offsetWithinBucket;
-        created = start.range;
-        // Only where the skipped rows are the table's (SQLite); PostgreSQL skips index entries.
-        const minute =
-          dimension.name === "all" && offset > MINUTE_PLACING_MIN && this.database.dialect === "sqlite"
-            ? await this.locateMinute(start.bucket, order, offset)
-            : undefined;
-        if (minute) {
-          offset = minute.offsetWithinMinute;
-          created =
-            order === "DESC"
-              ? { from: created.from, to: minute.minute.to }
-              : { from: minute.minute.from, to: created.to };
-        }
-      }
-    } else if (
-      countsCombination(query, dimension) &&
-      !(await this.sortsUnplaced(query, walk, offset, limit))
-    ) {
-      // The hours (or days) that hold the page, read from whichever of their ends is nearer it, as
-      // a violation range's page is: at most half of their matches are skipped. The first page too:
-      // a sparse combination's first fifty matches can lie weeks into its walked index, which the
-      // page would otherwise walk from the end of its range.
-      const series = await this.combinationSeries(query, walk);
-      const window = pageWindow(series, order, offset, limit);
-      if (window.matches > 0) {
-        const rows = Math.min(limit, total - offset);
-        const start = nearerEnd(window, rows);
-        created = {
-          from: Math.max(window.created.from, query.created?.from ?? Number.MIN_SAFE_INTEGER),
-          to: Math.min(window.created.to, query.created?.to ?? Number.MAX_SAFE_INTEGER),
-        };
-        offset = start.offset;
-        if (start.flipped) {
-          order = order === "DESC" ? "ASC" : "DESC";
-          limit = rows;
-          reversed = !reversed;
-        }
-        if (walksDaysApart(walk, query.violation)) walk = await this.placedWalk(query, walk, created, total);
-      }
+      if (!start) return cursor;
+      // Only where the skipped rows are the table's (SQLite); PostgreSQL skips index entries.
+      const minute =
+        dimension.name === "all" &&
+        start.offsetWithinBucket > MINUTE_PLACING_MIN &&
+        this.database.dialect === "sqlite"
+          ? await this.locateMinute(start.bucket, order, start.offsetWithinBucket)
+          : undefined;
+      if (!minute) return { ...cursor, offset: start.offsetWithinBucket, created: start.range };
+      return {
+        ...cursor,
+        offset: minute.offsetWithinMinute,
+        created:
+          order === "DESC"
+            ? { from: start.range.from, to: minute.minute.to }
+            : { from: minute.minute.from, to: start.range.to },
+      };
     }
+    if (
+      countsCombination(query, dimension) &&
+      !(await this.sortsUnplaced(query, cursor.walk, offset, cursor.limit))
+    )
+      return this.placedInCombination(query, total, cursor);
+    return cursor;
+  }
 
+  /**
+   * A combination's page placed in the hours (or days) that hold it, read from whichever of their
+   * ends is nearer it, as a violation range's page is: at most half of their matches are skipped.
+   * The first page too: a sparse combination's first fifty matches can lie weeks into its walked
+   * index, which the page would otherwise walk from the end of its range.
+   */
+  private async placedInCombination(
+    query: StoredComplaintQuery,
+    total: number,
+    cursor: PageCursor,
+  ): Promise<PageCursor> {
+    const series = await this.combinationSeries(query, cursor.walk);
+    const window = pageWindow(series, cursor.order, cursor.offset, cursor.limit);
+    if (window.matches === 0) return cursor;
+    const rows = Math.min(cursor.limit, total - cursor.offset);
+    const start = nearerEnd(window, rows);
+    const created = {
+      from: Math.max(window.created.from, query.created?.from ?? Number.MIN_SAFE_INTEGER),
+      to: Math.min(window.created.to, query.created?.to ?? Number.MAX_SAFE_INTEGER),
+    };
+    const walk = walksDaysApart(cursor.walk, query.violation)
+      ? await this.placedWalk(query, cursor.walk, created, total)
+      : cursor.walk;
+    const placed = { ...cursor, offset: start.offset, created, walk };
+    if (!start.flipped) return placed;
+    return {
+      ...placed,
+      order: cursor.order === "DESC" ? "ASC" : "DESC",
+      limit: rows,
+      reversed: !cursor.reversed,
+    };
+  }
+
+  /** The select of a placed page: its rows, or their keys and then the rows (`byKeys`). */
+  private async pageSelect(
+    query: StoredComplaintQuery,
+    dimension: Dimension | null,
+    total: number,
+    cursor: PageCursor,
+  ): Promise<CompiledQuery> {
+    const { walk, order, offset } = cursor;
     const day = violationDay(query);
     // A place, a subject and several violation days, walked on their index: its entries come day by
     // day and are sorted by creation, as a rare violation date's are.
@@ -327,7 +409,6 @@ export class ComplaintStore {
       day === undefined &&
       !walk.includes("violation_day") &&
       (await this.violationIsCommon(query, total));
-    const direction = order === "DESC" ? "desc" : "asc";
     // A rare violation date is best found on its own index and sorted: `created_at + 0` keeps
     // planners from walking the created order instead, hoping to meet matches early.
     const rareViolation =
@@ -336,37 +417,7 @@ export class ComplaintStore {
         day === undefined &&
         !scanInOrder &&
         equalityColumns(query).length === 0);
-    const page = <O>(select: SelectQueryBuilder<Schema, "complaints", O>) => {
-      // One violation day is walked on its own index (migration 011), already in created order;
-      // its day alone selects it exactly (from day 1 on), and the index holds no violation time.
-      // Walked on a filter's index, a range of whole days is tested on the days that index holds.
-      // A combination's columns its walked index lacks are tested on the row (`rowColumn`).
-      const onRow = countsCombination(query, dimension)
-        ? rowTestedColumns(this.database.dialect, indexLedBy(walk))
-        : undefined;
-      let ordered =
-        day === undefined
-          ? filterComplaints(
-              select,
-              query,
-              created,
-              scanInOrder ? "scan" : walk.length > 0 ? "day" : "time",
-              onRow,
-            )
-          : this.filtered(select, { ...query, violation: undefined }, created).where(
-              "violation_day",
-              "=",
-              day,
-            );
-      // Ordering by the filter's equality columns first changes nothing in the result but names the
-      // filter's index as the one that yields the order, so no planner prefers scanning another.
-      if (!sortedDays) for (const column of walk) ordered = ordered.orderBy(column, direction);
-      return ordered
-        .orderBy(rareViolation ? sql`created_at + 0` : sql.ref("created_at"), direction)
-        .orderBy("id", direction)
-        .limit(limit)
-        .offset(offset);
-    };
+    const shape: PageShape = { day, sortedDays, scanInOrder, rareViolation };
     const complaints = this.database.db.selectFrom("complaints");
     // Rows skipped by an offset, or sorted, need only their key: every index holds (created_at, id),
     // so those reads never touch the table (PostgreSQL would otherwise read every skipped row from
@@ -382,16 +433,56 @@ export class ComplaintStore {
     // selected directly (6 to 11 ms for a rare subject in a city at 20M, against under 1).
     const select =
       ((offset > 0 || countsCombination(query, dimension)) && !onTable) || rareViolation
-        ? this.byKeys(page(complaints.select(["created_at", "id"])), direction)
-        : page(complaints.select(COMPLAINT_COLUMNS)).compile();
+        ? this.byKeys(
+            this.pageRows(complaints.select(["created_at", "id"]), query, dimension, cursor, shape),
+            order === "DESC" ? "desc" : "asc",
+          )
+        : this.pageRows(complaints.select(COMPLAINT_COLUMNS), query, dimension, cursor, shape).compile();
     // SQLite rates the subject's index, which holds the created order, above the place's and
     // subject's, whose entries in the range are fewer but sorted (a city, an area code, a subject
     // and two weeks of violations at 2M: 27 ms against 1).
-    return {
-      total,
-      select: sortedDays ? indexedBy(select, this.database.dialect, indexLedBy(walk)) : select,
-      reversed,
-    };
+    return sortedDays ? indexedBy(select, this.database.dialect, indexLedBy(walk)) : select;
+  }
+
+  /** `select` filtered, ordered and cut to the cursor's page, as `shape` says it is walked. */
+  private pageRows<O>(
+    select: SelectQueryBuilder<Schema, "complaints", O>,
+    query: StoredComplaintQuery,
+    dimension: Dimension | null,
+    cursor: PageCursor,
+    shape: PageShape,
+  ): SelectQueryBuilder<Schema, "complaints", O> {
+    const { walk, created } = cursor;
+    const direction = cursor.order === "DESC" ? "desc" : "asc";
+    // One violation day is walked on its own index (migration 011), already in created order;
+    // its day alone selects it exactly (from day 1 on), and the index holds no violation time.
+    // Walked on a filter's index, a range of whole days is tested on the days that index holds.
+    // A combination's columns its walked index lacks are tested on the row (`rowColumn`).
+    const onRow = countsCombination(query, dimension)
+      ? rowTestedColumns(this.database.dialect, indexLedBy(walk))
+      : undefined;
+    let ordered =
+      shape.day === undefined
+        ? filterComplaints(
+            select,
+            query,
+            created,
+            shape.scanInOrder ? "scan" : walk.length > 0 ? "day" : "time",
+            onRow,
+          )
+        : this.filtered(select, { ...query, violation: undefined }, created).where(
+            "violation_day",
+            "=",
+            shape.day,
+          );
+    // Ordering by the filter's equality columns first changes nothing in the result but names the
+    // filter's index as the one that yields the order, so no planner prefers scanning another.
+    if (!shape.sortedDays) for (const column of walk) ordered = ordered.orderBy(column, direction);
+    return ordered
+      .orderBy(shape.rareViolation ? sql`created_at + 0` : sql.ref("created_at"), direction)
+      .orderBy("id", direction)
+      .limit(cursor.limit)
+      .offset(cursor.offset);
   }
 
   /**
