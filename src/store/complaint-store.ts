@@ -154,6 +154,36 @@ interface PageShape {
   readonly rareViolation: boolean;
 }
 
+/**
+ * `select` with a violated-with filter's area code, flag and state tested on the walked index's
+ * entries (`|| ''` keeps a planner from seeking them instead): a state's index holds each entry's
+ * robocall flag (migration 021), a subject's its state and flag (027), an area code's and a city's
+ * both (019, 021), the days' index both (028). A city's state leads its index (`complaints_city`),
+ * where it is sought (`stateSought`), not tested.
+ */
+function withOtherFilters<Q extends SelectQueryBuilder<Schema, "complaints", O>, O>(
+  select: Q,
+  filter: ViolatedWith,
+  stateSought = false,
+): Q {
+  const { areaCode, robocall, state } = filter;
+  const withArea = areaCode === undefined ? select : select.where(sql`area_code || ''`, "=", areaCode);
+  const withFlag = robocall === undefined ? withArea : withArea.where(sql`robocall || ''`, "=", robocall);
+  if (state === undefined) return withFlag as Q;
+  return (
+    stateSought ? withFlag.where("state_key", "=", state) : withFlag.where(sql`state_key || ''`, "=", state)
+  ) as Q;
+}
+
+/** A series' counts within `window`, summed over the buckets it touches. */
+function withinWindow(window: TimeRange): (series: CountSeries) => number {
+  return (series) =>
+    series.sumOfBuckets(
+      Math.floor(window.from / series.bucketSeconds),
+      Math.floor(window.to / series.bucketSeconds),
+    );
+}
+
 interface BucketCount {
   count: number;
   /** The moments of a day or an hour the count covers (a range may cut its first and last bucket). */
@@ -718,43 +748,49 @@ export class ComplaintStore {
     days: { first: number; last: number },
     window: TimeRange,
   ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
-    const { dimension, values, robocall, state, areaCode } = filter;
-    const column = FILTER_COLUMNS[dimension];
-    // A state's index holds each entry's robocall flag (migration 021), a subject's its state and
-    // flag (027), an area code's and a city's both (019, 021), the days' index both (028). A
-    // city's state leads its index (`complaints_city`), where it is sought, not tested.
-    const flagged = <Q extends SelectQueryBuilder<Schema, "complaints", O>>(
-      select: Q,
-      stateSought = false,
-    ): Q => {
-      const withArea = areaCode === undefined ? select : select.where(sql`area_code || ''`, "=", areaCode);
-      const withFlag = robocall === undefined ? withArea : withArea.where(sql`robocall || ''`, "=", robocall);
-      if (state === undefined) return withFlag as Q;
-      return (
-        stateSought
-          ? withFlag.where("state_key", "=", state)
-          : withFlag.where(sql`state_key || ''`, "=", state)
-      ) as Q;
-    };
-    const onFilterIndex = flagged(
+    const column = FILTER_COLUMNS[filter.dimension];
+    const onFilterIndex = withOtherFilters(
       keys
-        .where(column, "in", [...values])
+        .where(column, "in", [...filter.values])
         .where(sql`+violation_day`, ">=", days.first)
         .where(sql`+violation_day`, "<=", days.last),
-      dimension === "city",
+      filter,
+      filter.dimension === "city",
     );
-    /** A series' counts within the window. */
-    const within = (series: CountSeries) =>
-      series.sumOfBuckets(
-        Math.floor(window.from / series.bucketSeconds),
-        Math.floor(window.to / series.bucketSeconds),
-      );
+    const within = withinWindow(window);
     // The filter's complaints created in the window, per hour where it is counted per hour (the
     // window may be an hour of the flag's, `violatedWithHourly`), else per day: from memory.
     let filterEntries = 0;
-    for (const value of values) filterEntries += within(await this.counts.of(filterDimension(filter, value)));
+    for (const value of filter.values)
+      filterEntries += within(await this.counts.of(filterDimension(filter, value)));
     // Fewer cost less to walk than the statement weighing the days' index.
     if (filterEntries <= FILTER_WALK_ENTRIES_MAX) return onFilterIndex;
+    const walks = [
+      { cost: filterEntries, select: onFilterIndex },
+      await this.walkOnDaysIndex(keys, filter, days, window),
+    ];
+    if (filter.dimension === "subject" && filter.state !== undefined)
+      walks.push(await this.walkOnStateIndex(keys, filter, filter.state, days, window));
+    return walks.reduce((cheapest, walk) => (walk.cost < cheapest.cost ? walk : cheapest)).select;
+  }
+
+  /**
+   * A violation range's page walked on the days' index (`filterInDays`), and its cost: the days'
+   * entries in the window, and for a subject or a city, which that index does not hold, each
+   * entry's row read when it passes the tests the index holds (`rowColumn`): with a state or the
+   * flag, only that state's or flag's complaints in the range, from their counts (a small state's
+   * in a violation day: about 1,600 of 55,000 entries at 20 million complaints a year).
+   * PostgreSQL reads every entry's row from its heap.
+   */
+  private async walkOnDaysIndex<O>(
+    keys: SelectQueryBuilder<Schema, "complaints", O>,
+    filter: ViolatedWith,
+    days: { first: number; last: number },
+    window: TimeRange,
+  ): Promise<{ cost: number; select: SelectQueryBuilder<Schema, "complaints", O> }> {
+    const { state, robocall } = filter;
+    const column = FILTER_COLUMNS[filter.dimension];
+    const within = withinWindow(window);
     // The days' index holds each entry's state, flag and area code (migration 028), not its subject
     // or city.
     const testedOnRow = column === "subject" || column === "city_key";
@@ -764,10 +800,6 @@ export class ComplaintStore {
       Math.floor(window.from / SECONDS_PER_HOUR),
       Math.floor(window.to / SECONDS_PER_HOUR),
     );
-    // A subject's or a city's entry there costs its row only when it passes the tests the index
-    // holds (`rowColumn`): with a state or the flag, only that state's or flag's complaints in the
-    // range, from their counts (a small state's in a violation day: about 1,600 of 55,000 entries
-    // at 20 million complaints a year). PostgreSQL reads every entry's row from its heap.
     const passing: ViolatedWith | undefined =
       this.database.dialect !== "sqlite"
         ? undefined
@@ -781,46 +813,55 @@ export class ComplaintStore {
       : passing === undefined
         ? dayEntries
         : Math.min(dayEntries, within(await this.counts.violatedWith(passing, days.first, days.last)));
-    const walks: Array<{ cost: number; select: SelectQueryBuilder<Schema, "complaints", O> }> = [
-      { cost: filterEntries, select: onFilterIndex },
-      {
-        cost: dayEntries + rowsRead * ROW_READ_COST,
-        select: flagged(
-          keys
-            .where("violation_day", "in", daysFrom(days.first, days.last))
-            .where(
-              testedOnRow ? rowColumn(this.database.dialect, column) : sql`${sql.ref(column)} || ''`,
-              "in",
-              [...values],
-            ),
-        ),
-      },
-    ];
-    // A subject with a state: the state's index, which holds the violation day and the flag but not
-    // the subject, so that only its entries in the range cost their rows. A small state's are far
-    // fewer than a common subject's entries when a sparse range's page spans months.
-    if (dimension === "subject" && state !== undefined) {
-      const stateSeries = await this.counts.of({ name: "state", value: state, column: "created_at" });
-      const inRange = await this.counts.violatedWith(
-        { dimension: "state", values: [state] },
-        days.first,
-        days.last,
-      );
-      const onState = keys
-        .where("state_key", "=", state)
-        .where(sql`+violation_day`, ">=", days.first)
-        .where(sql`+violation_day`, "<=", days.last)
-        .where(rowColumn(this.database.dialect, "subject"), "in", [...values]);
-      walks.push({
-        // On PostgreSQL every entry's row is read (`rowColumn`).
-        cost:
-          this.database.dialect === "sqlite"
-            ? within(stateSeries) + within(inRange) * ROW_READ_COST
-            : within(stateSeries) * ROW_READ_COST,
-        select: robocall === undefined ? onState : onState.where(sql`robocall || ''`, "=", robocall),
-      });
-    }
-    return walks.reduce((cheapest, walk) => (walk.cost < cheapest.cost ? walk : cheapest)).select;
+    return {
+      cost: dayEntries + rowsRead * ROW_READ_COST,
+      select: withOtherFilters(
+        keys
+          .where("violation_day", "in", daysFrom(days.first, days.last))
+          .where(
+            testedOnRow ? rowColumn(this.database.dialect, column) : sql`${sql.ref(column)} || ''`,
+            "in",
+            [...filter.values],
+          ),
+        filter,
+      ),
+    };
+  }
+
+  /**
+   * A subject's violation range with a state, walked on the state's index (`filterInDays`), which
+   * holds the violation day and the flag but not the subject, so that only the state's entries in
+   * the range cost their rows: a small state's are far fewer than a common subject's entries when a
+   * sparse range's page spans months.
+   */
+  private async walkOnStateIndex<O>(
+    keys: SelectQueryBuilder<Schema, "complaints", O>,
+    filter: ViolatedWith,
+    state: string,
+    days: { first: number; last: number },
+    window: TimeRange,
+  ): Promise<{ cost: number; select: SelectQueryBuilder<Schema, "complaints", O> }> {
+    const within = withinWindow(window);
+    const stateSeries = await this.counts.of({ name: "state", value: state, column: "created_at" });
+    const inRange = await this.counts.violatedWith(
+      { dimension: "state", values: [state] },
+      days.first,
+      days.last,
+    );
+    const onState = keys
+      .where("state_key", "=", state)
+      .where(sql`+violation_day`, ">=", days.first)
+      .where(sql`+violation_day`, "<=", days.last)
+      .where(rowColumn(this.database.dialect, "subject"), "in", [...filter.values]);
+    return {
+      // On PostgreSQL every entry's row is read (`rowColumn`).
+      cost:
+        this.database.dialect === "sqlite"
+          ? within(stateSeries) + within(inRange) * ROW_READ_COST
+          : within(stateSeries) * ROW_READ_COST,
+      select:
+        filter.robocall === undefined ? onState : onState.where(sql`robocall || ''`, "=", filter.robocall),
+    };
   }
 
   /**
