@@ -23,7 +23,7 @@ import {
 import { loadCertificate, loadOrCreateCertificate, type TlsFiles } from "./http/tls-certificate.js";
 import { DEMO_NOTICES, loadDemoData, loadDemoNotices } from "./ingest/demo-data.js";
 import { ComplaintStore } from "./store/complaint-store.js";
-import { type Database, isPostgresUrl } from "./store/database.js";
+import { type Database, isPostgresUrl, type OpenOptions } from "./store/database.js";
 import { FreshnessStore } from "./store/freshness-store.js";
 import { KeyStore } from "./store/key-store.js";
 import { migrate } from "./store/migrate.js";
@@ -302,12 +302,15 @@ function loadTls(config: ServeConfig, database: Database): Promise<TlsFiles> {
     : loadOrCreateCertificate(stateDirectory(database));
 }
 
-/** The composition root: config -> database -> migrations -> app -> listeners. */
-export async function startServer(config: ServeConfig, log: (line: string) => void): Promise<RunningServer> {
-  const logger = createLogger(config.logLevel);
-  const { secret, tls } = await prepareWithoutBudget(config, log);
-  // Requests run under the statement budget, so that a hung or slow database answers them 503
-  // within it instead of holding them for the whole outage.
+/**
+ * The databases a server reads and writes (the same one, or a PostgreSQL read replica for reads),
+ * opened under the statement budget, so that a hung or slow database answers requests 503 within
+ * it instead of holding them for the whole outage.
+ */
+function openServedDatabases(
+  config: ServeConfig,
+  log: (line: string) => void,
+): { database: Database; readDatabase: Database; budget: OpenOptions } {
   const budget = {
     statementTimeoutMs: config.statementTimeoutMs,
     readThreads: config.readThreads,
@@ -322,13 +325,44 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
         "Warning: the SQLite statement budget was not built (no C compiler at install); statements run unbounded.",
       );
   }
-  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
-  let notices: NoticeReader | undefined;
-  let httpServer: HttpServer | undefined;
-  let metricsListener: MetricsListener | undefined;
+  return { database, readDatabase, budget };
+}
+
+/** The gateway's parts: the rate limiter, the key verifier, and the lane of kept answers using both. */
+function gatewayOf(
+  config: ServeConfig,
+  database: Database,
+  keyStore: KeyStore,
+  secret: string,
+  metrics: ServerMetrics | undefined,
+  logger: ReturnType<typeof createLogger>,
+): { rateLimiter: RateLimiter; keys: KeyVerifier; keptAnswers: KeptAnswerLane } {
+  const rateLimiter = new RateLimiter(database.rateLimitStore(), {
+    defaultLimitPerHour: config.rateLimitPerHour,
+    keyWindowSeconds: config.rateLimitWindowSeconds,
+    demoLimitPerHour: config.demoLimitPerHour,
+    demoLimitPerDay: config.demoLimitPerDay,
+  });
+  const keys = new KeyVerifier(keyStore, secret);
+  const keptAnswers = new KeptAnswerLane({
+    keys,
+    limiter: config.rateLimits ? rateLimiter : undefined,
+    trustProxy: config.trustProxy,
+    metrics,
+    logger: logger.isLevelEnabled("info") ? logger : undefined,
+  });
+  return { rateLimiter, keys, keptAnswers };
+}
+
+/** The bounds of the server's connections, fitted within the process's file limit (warned when cut). */
+function connectionsOf(
+  config: ServeConfig,
+  logger: ReturnType<typeof createLogger>,
+  log: (line: string) => void,
+): ServerConnections {
   const fitted = connectionsWithinFileLimit(config.maxConnections);
   if (fitted.warning) log(fitted.warning);
-  const connections = new ServerConnections(
+  return new ServerConnections(
     {
       maxConnections: fitted.maxConnections,
       headerTimeoutMs: config.headerTimeoutMs,
@@ -336,12 +370,95 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     },
     logger,
   );
+}
+
+/** The Prometheus metrics of a server (`--metrics-port`), reading its stores' figures. */
+function metricsOf(
+  freshness: CollectionFreshness,
+  database: Database,
+  readDatabase: Database,
+  complaints: ComplaintStore,
+): ServerMetrics {
+  return new ServerMetrics({
+    freshness,
+    pools: poolsOf(database, readDatabase),
+    readPool: () => (database.dialect === "sqlite" ? database.readPool() : undefined),
+    countSeries: () => complaints.countSeriesFigures(),
+  });
+}
+
+/** The notice thread, if any, and the databases, closed. */
+async function closeStores(
+  notices: NoticeReader | undefined,
+  database: Database,
+  readDatabase: Database,
+): Promise<void> {
+  if (notices instanceof NoticeThread) await notices.close();
+  await database.close();
+  if (readDatabase !== database) await readDatabase.close();
+}
+
+/**
+ * The metrics listener, in the primary process only: a worker's metrics go to the primary, which
+ * alone listens for scrapes (see `serve`). Undefined without metrics.
+ */
+async function primaryMetricsListener(
+  config: ServeConfig,
+  metrics: ServerMetrics | undefined,
+): Promise<MetricsListener | undefined> {
+  if (!metrics || !cluster.isPrimary) return undefined;
+  return listenForMetrics(config, () => metrics.exposition());
+}
+
+/** The notices' reader: answered from memory, on the event loop or on a thread of their own. */
+function noticesOf(config: ServeConfig, readDatabase: Database, budget: OpenOptions): NoticeReader {
+  return config.noticeThread
+    ? new NoticeThread(readDatabase, NoticeThread.optionsFor(config.dbReadUrl ?? config.db, budget))
+    : new NoticeStore(readDatabase);
+}
+
+/** Whether the database, and the read replica if there is one, answer (`/health/ready`). */
+async function bothReady(database: Database, readDatabase: Database): Promise<boolean> {
+  return (await database.ready()) && (readDatabase === database || (await readDatabase.ready()));
+}
+
+/** Binds the app's HTTPS listener, explaining a port in use. */
+async function listenHttps(
+  config: ServeConfig,
+  started: Awaited<ReturnType<typeof buildApp>>,
+): Promise<void> {
+  await listenOrExplain(() => started.listen({ port: config.port, host: config.host }), {
+    what: "HTTPS",
+    option: "--port",
+    host: config.host,
+    port: config.port,
+  });
+}
+
+/** Binds the plain HTTP listener (explaining a port in use), and answers its port. */
+async function listenPlain(config: ServeConfig, server: HttpServer): Promise<number> {
+  await listenOrExplain(() => listen(server, config.httpPort, config.host), {
+    what: "plain HTTP",
+    option: "--http-port",
+    host: config.host,
+    port: config.httpPort,
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** The composition root: config -> database -> migrations -> app -> listeners. */
+export async function startServer(config: ServeConfig, log: (line: string) => void): Promise<RunningServer> {
+  const logger = createLogger(config.logLevel);
+  const { secret, tls } = await prepareWithoutBudget(config, log);
+  const { database, readDatabase, budget } = openServedDatabases(config, log);
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  let notices: NoticeReader | undefined;
+  let httpServer: HttpServer | undefined;
+  let metricsListener: MetricsListener | undefined;
+  const connections = connectionsOf(config, logger, log);
   try {
     const complaints = new ComplaintStore(readDatabase);
-    // The notices are answered from memory: on the event loop, or on a thread of their own.
-    notices = config.noticeThread
-      ? new NoticeThread(readDatabase, NoticeThread.optionsFor(config.dbReadUrl ?? config.db, budget))
-      : new NoticeStore(readDatabase);
+    notices = noticesOf(config, readDatabase, budget);
     // Read them before the first request waits for it.
     await notices.warm();
     await complaints.warm();
@@ -350,28 +467,8 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     let httpsServer: HttpsServer | undefined;
     const freshness = new CollectionFreshness([complaints, notices], new FreshnessStore(readDatabase));
     const metrics =
-      config.metricsPort === undefined
-        ? undefined
-        : new ServerMetrics({
-            freshness,
-            pools: poolsOf(database, readDatabase),
-            readPool: () => (database.dialect === "sqlite" ? database.readPool() : undefined),
-            countSeries: () => complaints.countSeriesFigures(),
-          });
-    const rateLimiter = new RateLimiter(database.rateLimitStore(), {
-      defaultLimitPerHour: config.rateLimitPerHour,
-      keyWindowSeconds: config.rateLimitWindowSeconds,
-      demoLimitPerHour: config.demoLimitPerHour,
-      demoLimitPerDay: config.demoLimitPerDay,
-    });
-    const keys = new KeyVerifier(keyStore, secret);
-    const keptAnswers = new KeptAnswerLane({
-      keys,
-      limiter: config.rateLimits ? rateLimiter : undefined,
-      trustProxy: config.trustProxy,
-      metrics,
-      logger: logger.isLevelEnabled("info") ? logger : undefined,
-    });
+      config.metricsPort === undefined ? undefined : metricsOf(freshness, database, readDatabase, complaints);
+    const { rateLimiter, keys, keptAnswers } = gatewayOf(config, database, keyStore, secret, metrics, logger);
     const started = await buildApp({
       complaints,
       notices,
@@ -389,33 +486,18 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       unknownParameters: config.ignoreUnknownParameters ? "ignore" : "refuse",
       trustProxy: config.trustProxy,
       httpsPort: () => (httpsServer?.address() as AddressInfo | null)?.port ?? config.port,
-      ready: async () =>
-        (await database.ready()) && (readDatabase === database || (await readDatabase.ready())),
+      ready: () => bothReady(database, readDatabase),
       serverFactory: (handler) => {
         httpsServer = connections.createHttpsServer(tls, keptAnswers.before(handler));
         return httpsServer as unknown as HttpServer;
       },
     });
     app = started;
-    await listenOrExplain(() => started.listen({ port: config.port, host: config.host }), {
-      what: "HTTPS",
-      option: "--port",
-      host: config.host,
-      port: config.port,
-    });
+    await listenHttps(config, started);
     const httpsPort = (httpsServer!.address() as AddressInfo).port;
-    const plain = connections.createHttpServer(keptAnswers.before(started.routing));
-    httpServer = plain;
-    await listenOrExplain(() => listen(plain, config.httpPort, config.host), {
-      what: "plain HTTP",
-      option: "--http-port",
-      host: config.host,
-      port: config.httpPort,
-    });
-    const httpPort = (plain.address() as AddressInfo).port;
-    // A worker's metrics go to the primary, which alone listens for scrapes (see `serve`).
-    if (metrics && cluster.isPrimary)
-      metricsListener = await listenForMetrics(config, () => metrics.exposition());
+    httpServer = connections.createHttpServer(keptAnswers.before(started.routing));
+    const httpPort = await listenPlain(config, httpServer);
+    metricsListener = await primaryMetricsListener(config, metrics);
     const shownHost = ["0.0.0.0", "::", ""].includes(config.host) ? "localhost" : config.host;
     return {
       httpsUrl: `https://${shownHost}:${httpsPort}`,
@@ -429,9 +511,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
         await started.close();
         // Unused leased hits back to the shared counters, and the last usage written.
         await rateLimiter.close();
-        if (notices instanceof NoticeThread) await notices.close();
-        await database.close();
-        if (readDatabase !== database) await readDatabase.close();
+        await closeStores(notices, database, readDatabase);
       },
     };
   } catch (err) {
@@ -443,9 +523,7 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
     } catch {
       // The error that stopped the start is the one to report.
     }
-    if (notices instanceof NoticeThread) await notices.close();
-    await database.close();
-    if (readDatabase !== database) await readDatabase.close();
+    await closeStores(notices, database, readDatabase);
     throw err;
   }
 }
