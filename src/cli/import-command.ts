@@ -17,88 +17,94 @@ export function importCommand(): Command {
   withImportOptions(importer.command(COMPLAINTS.cliName), "row")
     .description("Import Do Not Call complaint extracts (CSV or CSV.gz, the FTC's format)")
     .argument("<files...>", "extract files, such as DNC_Complaint_Numbers_2021-07-08.csv")
-    .action(async (files: string[], flags: ImportFlags) => {
-      const database = openCommandDatabase(databaseConfig(flags).db);
-      const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
-      const interruption = new ImportInterruption();
-      let standing: ImportStanding | undefined;
-      try {
-        await migrate(database);
-        const outcome = await importEach(
-          files,
-          { ...flags, database, signal: interruption.signal },
-          importComplaintFile,
-          (file, result, seconds) => {
-            process.stdout.write(
-              `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
-            );
-            totals.rows += result.rows;
-            totals.added += result.added;
-            totals.existing += result.existing;
-            totals.rejected += result.rejected;
-          },
-        );
-        totals.failed = outcome.failed;
-        standing = outcome.standing;
-        if (totals.added > 0 && !interruption.received) await new ComplaintStore(database).optimize();
-      } finally {
-        await database.close();
-      }
-      exitIfInterrupted(interruption, files, standing);
-      if (files.length > 1) {
-        process.stdout.write(
-          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
-        );
-      }
-      if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
-      if (totals.failed > 0) process.exitCode = 1;
-    });
+    .action(importComplaints);
   withImportOptions(importer.command(NOTICES.cliName), "record")
     .description(
       "Import HSR early-termination notices: JSON:API documents as the live collection returns them, or CSV",
     )
     .argument("<files...>", "saved pages of the live list (.json) or CSV files (.gz also read)")
-    .action(async (files: string[], flags: ImportFlags) => {
-      const database = openCommandDatabase(databaseConfig(flags).db);
-      const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
-      const interruption = new ImportInterruption();
-      let standing: ImportStanding | undefined;
-      try {
-        await migrate(database);
-        const outcome = await importEach(
-          files,
-          { ...flags, database, signal: interruption.signal },
-          importNoticeFile,
-          (file, result) => {
-            if (!flags.quiet || files.length === 1) {
-              process.stdout.write(
-                `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
-              );
-            }
-            totals.rows += result.rows;
-            totals.added += result.added;
-            totals.changed += result.changed;
-            totals.unchanged += result.unchanged;
-            totals.rejected += result.rejected;
-          },
-        );
-        totals.failed = outcome.failed;
-        standing = outcome.standing;
-        if (totals.added + totals.changed > 0 && !interruption.received)
-          await new NoticeStore(database).optimize();
-      } finally {
-        await database.close();
-      }
-      exitIfInterrupted(interruption, files, standing);
-      if (files.length > 1) {
-        process.stdout.write(
-          `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
-        );
-      }
-      if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
-      if (totals.failed > 0) process.exitCode = 1;
-    });
+    .action(importNotices);
   return importer;
+}
+
+/** `ftcapi import dnc FILES...`: each extract in its own transaction, then the totals. */
+async function importComplaints(files: string[], flags: ImportFlags): Promise<void> {
+  const database = openCommandDatabase(databaseConfig(flags).db);
+  const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
+  const interruption = new ImportInterruption();
+  let standing: ImportStanding | undefined;
+  try {
+    await migrate(database);
+    const outcome = await importEach(
+      files,
+      { ...flags, database, signal: interruption.signal },
+      importComplaintFile,
+      (file, result, seconds) => {
+        process.stdout.write(
+          `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+        );
+        totals.rows += result.rows;
+        totals.added += result.added;
+        totals.existing += result.existing;
+        totals.rejected += result.rejected;
+      },
+    );
+    totals.failed = outcome.failed;
+    standing = outcome.standing;
+    if (totals.added > 0 && !interruption.received) await new ComplaintStore(database).optimize();
+  } finally {
+    await database.close();
+  }
+  exitIfInterrupted(interruption, files, standing);
+  if (files.length > 1) {
+    process.stdout.write(
+      `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
+    );
+  }
+  if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
+  if (totals.failed > 0) process.exitCode = 1;
+}
+
+/** `ftcapi import notices FILES...`: each file in its own transaction, then the totals. */
+async function importNotices(files: string[], flags: ImportFlags): Promise<void> {
+  const database = openCommandDatabase(databaseConfig(flags).db);
+  const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
+  const interruption = new ImportInterruption();
+  let standing: ImportStanding | undefined;
+  try {
+    await migrate(database);
+    const outcome = await importEach(
+      files,
+      { ...flags, database, signal: interruption.signal },
+      importNoticeFile,
+      (file, result) => {
+        if (!flags.quiet || files.length === 1) {
+          process.stdout.write(
+            `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
+          );
+        }
+        totals.rows += result.rows;
+        totals.added += result.added;
+        totals.changed += result.changed;
+        totals.unchanged += result.unchanged;
+        totals.rejected += result.rejected;
+      },
+    );
+    totals.failed = outcome.failed;
+    standing = outcome.standing;
+    if (totals.added + totals.changed > 0 && !interruption.received)
+      await new NoticeStore(database).optimize();
+  } finally {
+    await database.close();
+  }
+  exitIfInterrupted(interruption, files, standing);
+  if (files.length > 1) {
+    process.stdout.write(
+      `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
+    );
+  }
+  if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
+  if (totals.failed > 0) process.exitCode = 1;
 }
 
 /** The options `withImportOptions` gives both import commands. */

@@ -48,9 +48,8 @@ import { openSqliteReadSnapshot } from "./sqlite-read-snapshot.js";
 import { type DriverStatement, StatementBudget } from "./statement-budget.js";
 import { writeWithoutWaiting } from "./write-without-waiting.js";
 
-/** Opens a SQLite file as the store (see `openDatabase`). */
-export function openSqlite(location: string, options: OpenOptions): SqliteDatabase {
-  const file = resolve(location);
+/** The connection that writes (and, without read threads, reads): created private, in WAL mode. */
+function openMainConnection(file: string, options: OpenOptions): BetterSqlite3.Database {
   mkdirSync(dirname(file), { recursive: true });
   createPrivateFile(file);
   const sqlite = new BetterSqlite3(file);
@@ -59,6 +58,34 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
   sqlite.pragma("busy_timeout = 10000");
   sqlite.pragma(`cache_size = -${options.cacheKib ?? (options.readThreads ? 2_048 : 65_536)}`);
   sqlite.pragma("temp_store = MEMORY");
+  return sqlite;
+}
+
+/**
+ * The file's `data_version` as the connection sees it, read at most once per
+ * `DATA_VERSION_READ_MS`: a request asks several times (its caches, its store, Last-Modified), and
+ * each read opens a read transaction on the file (file locks, about 30 µs under load, 3 to 5% of a
+ * request), while another process's commit seen 3 ms later is seen as promptly as any client can
+ * tell.
+ */
+function dataVersionOf(sqlite: BetterSqlite3.Database): () => number {
+  const statement = sqlite.prepare("pragma data_version").pluck();
+  let seen = 0;
+  let readAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    const now = performance.now();
+    if (now - readAt >= DATA_VERSION_READ_MS) {
+      seen = Number(statement.get());
+      readAt = now;
+    }
+    return seen;
+  };
+}
+
+/** Opens a SQLite file as the store (see `openDatabase`). */
+export function openSqlite(location: string, options: OpenOptions): SqliteDatabase {
+  const file = resolve(location);
+  const sqlite = openMainConnection(file, options);
   const budget =
     options.statementTimeoutMs === undefined
       ? undefined
@@ -85,21 +112,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     counterFile ??= openCounterFile(counterFileOf(file), sqlite);
     return counterFile;
   };
-  const dataVersionStatement = sqlite.prepare("pragma data_version").pluck();
-  // Read at most once per DATA_VERSION_READ_MS: a request asks several times (its caches, its store,
-  // Last-Modified), and each read opens a read transaction on the file (file locks, about 30 µs
-  // under load, 3 to 5% of a request), while another process's commit seen 3 ms later is seen as
-  // promptly as any client can tell.
-  let dataVersionSeen = 0;
-  let dataVersionReadAt = Number.NEGATIVE_INFINITY;
-  const dataVersion = () => {
-    const now = performance.now();
-    if (now - dataVersionReadAt >= DATA_VERSION_READ_MS) {
-      dataVersionSeen = Number(dataVersionStatement.get());
-      dataVersionReadAt = now;
-    }
-    return dataVersionSeen;
-  };
+  const dataVersion = dataVersionOf(sqlite);
   const database: SqliteDatabase = {
     db,
     dialect: "sqlite",
