@@ -63,7 +63,14 @@ export function registerComplaintRoutes(
       req.headers.accept,
       isPagingParameter,
     );
-    if (format !== "json") return exportComplaints(req, reply, parseComplaintQuery(pairs), format);
+    if (format !== "json")
+      return exportComplaints(
+        { complaints, baseUrl, exportOptions },
+        req,
+        reply,
+        parseComplaintQuery(pairs),
+        format,
+      );
     const base = publicBaseUrl(req, baseUrl);
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
     // Parsed only when no answer is kept: a kept answer's request (the same URL but its api_key)
@@ -75,36 +82,6 @@ export function registerComplaintRoutes(
     });
     return send(req, reply, answer, cache);
   });
-
-  /** Every complaint the query matches, from one snapshot, charged to the key before it is sent. */
-  async function exportComplaints(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    query: ComplaintQuery,
-    format: Exclude<ExportFormat, "json">,
-  ) {
-    const exported = await complaints.export(query);
-    try {
-      await chargeExport(req, reply, exported.total, exportOptions);
-    } catch (err) {
-      await exported.close();
-      throw err;
-    }
-    const recordBaseUrl = `${publicBaseUrl(req, baseUrl)}${COMPLAINTS.path}`;
-    async function* texts() {
-      for await (const batch of exported.batches()) {
-        yield format === "csv" ? complaintCsvText(batch) : complaintNdjsonText(batch, recordBaseUrl);
-      }
-    }
-    return sendExport(req, reply, {
-      format,
-      name: "dnc-complaints",
-      total: exported.total,
-      header: format === "csv" ? complaintCsvHeader() : undefined,
-      texts: texts(),
-      close: () => exported.close(),
-    });
-  }
 
   // Counts answers are kept as lists are, in a cache of their own (not in the
   // answer-cache metrics, which show each collection's list cache).
@@ -125,15 +102,7 @@ export function registerComplaintRoutes(
   // A stored complaint never changes, so its tag is its content's; kept until the data changes, as pages are.
   const records = new AnswerCache(complaints.version, ANSWER_CACHE_CHARACTERS.complaintRecords, "content");
   app.get<{ Params: { id: string } }>(`${COMPLAINTS.path}/:id`, async (req, reply) => {
-    const onlyKey = (name: string) => name === "api_key";
-    const pairs = parametersToParse(queryPairs(req.url), onlyKey, unknownParameters, reply);
-    const unexpected = pairs.find(([name]) => !onlyKey(name));
-    if (unexpected) {
-      throw new ApiError("UNKNOWN_PARAMETER", {
-        parameter: unexpected[0],
-        detail: `The query parameter '${unexpected[0]}' is not supported when fetching one complaint; only api_key is.`,
-      });
-    }
+    refuseAllButKey(parametersToParse(queryPairs(req.url), isKeyParameter, unknownParameters, reply));
     const base = publicBaseUrl(req, baseUrl);
     const selfUrl = `${base}${withoutApiKey(req.url)}`;
     const answer = await records.answer(selfUrl, async () => {
@@ -147,6 +116,59 @@ export function registerComplaintRoutes(
       return JSON.stringify(complaintEnvelope([complaint], 1, `${base}${COMPLAINTS.path}`, selfUrl));
     });
     return send(req, reply, answer, records);
+  });
+}
+
+function isKeyParameter(name: string): boolean {
+  return name === "api_key";
+}
+
+/** One complaint takes no parameter but its key: any other is refused with a 400. */
+function refuseAllButKey(pairs: ReadonlyArray<readonly [string, string]>): void {
+  const unexpected = pairs.find(([name]) => !isKeyParameter(name));
+  if (unexpected) {
+    throw new ApiError("UNKNOWN_PARAMETER", {
+      parameter: unexpected[0],
+      detail: `The query parameter '${unexpected[0]}' is not supported when fetching one complaint; only api_key is.`,
+    });
+  }
+}
+
+/** What an export of complaints reads: the store, the public base URL, the export's limits. */
+interface ExportContext {
+  readonly complaints: ComplaintStore;
+  readonly baseUrl: string | undefined;
+  readonly exportOptions: ExportOptions;
+}
+
+/** Every complaint the query matches, from one snapshot, charged to the key before it is sent. */
+async function exportComplaints(
+  { complaints, baseUrl, exportOptions }: ExportContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  query: ComplaintQuery,
+  format: Exclude<ExportFormat, "json">,
+) {
+  const exported = await complaints.export(query);
+  try {
+    await chargeExport(req, reply, exported.total, exportOptions);
+  } catch (err) {
+    await exported.close();
+    throw err;
+  }
+  const recordBaseUrl = `${publicBaseUrl(req, baseUrl)}${COMPLAINTS.path}`;
+  async function* texts() {
+    for await (const batch of exported.batches()) {
+      yield format === "csv" ? complaintCsvText(batch) : complaintNdjsonText(batch, recordBaseUrl);
+    }
+  }
+  return sendExport(req, reply, {
+    format,
+    name: "dnc-complaints",
+    total: exported.total,
+    header: format === "csv" ? complaintCsvHeader() : undefined,
+    texts: texts(),
+    close: () => exported.close(),
   });
 }
 
