@@ -49,84 +49,22 @@ export function registerNoticeRoutes(
 ): void {
   app.decorateRequest("jsonApiBase", undefined);
 
-  /** The request's URLs and parameters (`selfUrlOf`) under its public base; its errors get `links.via`. */
-  const requestOf = (req: FastifyRequest) => {
-    const base = publicBaseUrl(req, baseUrl);
-    req.jsonApiBase = base;
-    return { base, ...selfUrlOf(req.url, base) };
-  };
-
-  /** `Last-Modified` on a record's answer, and whether it is a 304 (see `notModifiedSince`). */
-  const notModified = async (req: FastifyRequest, reply: FastifyReply) =>
-    notModifiedSince(req, reply, (await notices.version.current()).updatedAtSeconds);
-
-  /**
-   * A list request's parameters checked (unknown ones, the export format) for the reader, or the
-   * export it asks for. Synchronous, so that what it decodes and encodes is garbage once it
-   * returns: while the request waits for its page, it holds its raw URL (which the reader's
-   * request slices, without a copy), not a second or third copy of a query that may be 16 KB.
-   */
-  const listRequestOf = (
-    req: FastifyRequest,
-    reply: FastifyReply,
-  ):
-    | { self: string; list: NoticeListRequest }
-    | { format: Exclude<ExportFormat, "json">; query: NoticeQuery } => {
-    const { base, path, self, pairs: requestPairs } = requestOf(req);
-    const { format, pairs } = exportRequestOf(
-      parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
-      req.headers.accept,
-      isPagingParameter,
-    );
-    if (format !== "json") return { format, query: parseNoticeQuery(pairs) };
-    // The reader parses the parameters itself: with the notice thread, off the event loop. Nearly
-    // always they are the request's own; otherwise (a parameter ignored, `format=json`) they go too.
-    const parameters = pairs.length === requestPairs.length ? undefined : encodeQuery(pairs);
-    const mark = req.url.indexOf("?");
-    const rawQuery = mark === -1 ? "" : req.url.slice(mark + 1);
-    return { self, list: { rawQuery, parameters, collectionUrl: `${base}${NOTICES.path}`, path } };
-  };
+  const requestOf = (req: FastifyRequest) => requestUrlsOf(req, baseUrl);
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
   const cache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.notices);
   watchCache(cache);
 
   app.get(NOTICES.path, async (req, reply) => {
-    const request = listRequestOf(req, reply);
-    if ("format" in request) return exportNotices(req, reply, request.query, request.format);
+    const request = listRequestOf(req, reply, baseUrl, unknownParameters);
+    if ("format" in request)
+      return exportNotices({ notices, baseUrl, exportOptions }, req, reply, request.query, request.format);
     const { self, list } = request;
     const answer = await cache.answer(self, (version) => notices.listBytes(list, version));
     return sendAnswer(req, reply, answer, NOTICES.contentType, { lane, cache });
   });
 
-  /** Every notice the query matches, from one snapshot, charged to the key before it is sent. */
-  async function exportNotices(
-    req: FastifyRequest,
-    reply: FastifyReply,
-    query: NoticeQuery,
-    format: Exclude<ExportFormat, "json">,
-  ) {
-    const { total, records } = await notices.export(query);
-    await chargeExport(req, reply, total, exportOptions);
-    const collectionUrl = `${publicBaseUrl(req, baseUrl)}${NOTICES.path}`;
-    async function* texts() {
-      for (let start = 0; start < records.length; start += NOTICE_EXPORT_BATCH) {
-        const batch = records.slice(start, start + NOTICE_EXPORT_BATCH);
-        yield format === "csv" ? noticeCsvText(batch) : noticeNdjsonText(batch, collectionUrl, query.fields);
-      }
-    }
-    return sendExport(req, reply, {
-      format,
-      name: "hsr-early-termination-notices",
-      total,
-      header: format === "csv" ? noticeCsvHeader() : undefined,
-      texts: texts(),
-      close: async () => {},
-    });
-  }
-
-  // Counts by year or month (docs/api.md, "Counts"): JSON, errors as the list's.
-  // Not in the answer-cache metrics, which show each collection's list cache.
+  // Counts by year or month (docs/api.md): JSON, errors as the list's; not in the cache metrics.
   const countsCache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.noticeCounts);
   app.get(`${NOTICES.path}/counts`, async (req, reply) => {
     const { self: selfUrl, pairs } = requestOf(req);
@@ -146,19 +84,17 @@ export function registerNoticeRoutes(
     const { fieldPairs, revision } = singleRecordParameters(
       parametersToParse(pairs, isOneRecordParameter, unknownParameters, reply),
     );
-    const answer = await records.answer(self, async () => {
-      const query = parseNoticeQuery(fieldPairs);
-      const notice = await find(notices, req.params.id, revision);
-      return JSON.stringify(
-        noticeDocument([notice], 1, {
+    const answer = await records.answer(self, async () =>
+      JSON.stringify(
+        noticeDocument([await find(notices, req.params.id, revision)], 1, {
           collectionUrl: `${base}${NOTICES.path}`,
           path,
           pairs,
-          query,
+          query: parseNoticeQuery(fieldPairs),
           paged: false,
         }),
-      );
-    });
+      ),
+    );
     reply.type(NOTICES.contentType);
     if (notModifiedSince(req, reply, answer.updatedAtSeconds)) return reply.code(304).send();
     return reply.send(answer.body);
@@ -172,12 +108,82 @@ export function registerNoticeRoutes(
     if (fieldPairs.length > 0) throw notForOneRecord(fieldPairs[0]![0]);
     await find(notices, req.params.id, revision);
     reply.type(NOTICES.contentType);
-    if (await notModified(req, reply)) return reply.code(304).send();
+    // `Last-Modified` on the answer, and a 304 when it is not newer (see `notModifiedSince`).
+    if (notModifiedSince(req, reply, (await notices.version.current()).updatedAtSeconds))
+      return reply.code(304).send();
     return {
       jsonapi: JSONAPI_MEMBER,
       data: null,
       links: { self: { href: self } },
     };
+  });
+}
+
+/** The request's URLs and parameters (`selfUrlOf`) under its public base; its errors get `links.via`. */
+function requestUrlsOf(req: FastifyRequest, baseUrl: string | undefined) {
+  const base = publicBaseUrl(req, baseUrl);
+  req.jsonApiBase = base;
+  return { base, ...selfUrlOf(req.url, base) };
+}
+
+/**
+ * A list request's parameters checked (unknown ones, the export format) for the reader, or the
+ * export it asks for. Synchronous, so that what it decodes and encodes is garbage once it
+ * returns: while the request waits for its page, it holds its raw URL (which the reader's
+ * request slices, without a copy), not a second or third copy of a query that may be 16 KB.
+ */
+function listRequestOf(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  baseUrl: string | undefined,
+  unknownParameters: UnknownParameters,
+): { self: string; list: NoticeListRequest } | { format: Exclude<ExportFormat, "json">; query: NoticeQuery } {
+  const { base, path, self, pairs: requestPairs } = requestUrlsOf(req, baseUrl);
+  const { format, pairs } = exportRequestOf(
+    parametersToParse(requestPairs, isListParameterName, unknownParameters, reply),
+    req.headers.accept,
+    isPagingParameter,
+  );
+  if (format !== "json") return { format, query: parseNoticeQuery(pairs) };
+  // The reader parses the parameters itself: with the notice thread, off the event loop. Nearly
+  // always they are the request's own; otherwise (a parameter ignored, `format=json`) they go too.
+  const parameters = pairs.length === requestPairs.length ? undefined : encodeQuery(pairs);
+  const mark = req.url.indexOf("?");
+  const rawQuery = mark === -1 ? "" : req.url.slice(mark + 1);
+  return { self, list: { rawQuery, parameters, collectionUrl: `${base}${NOTICES.path}`, path } };
+}
+
+/** What an export of notices reads: the reader, the public base URL, the export's limits. */
+interface NoticeExportContext {
+  readonly notices: NoticeReader;
+  readonly baseUrl: string | undefined;
+  readonly exportOptions: ExportOptions;
+}
+
+/** Every notice the query matches, from one snapshot, charged to the key before it is sent. */
+async function exportNotices(
+  { notices, baseUrl, exportOptions }: NoticeExportContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  query: NoticeQuery,
+  format: Exclude<ExportFormat, "json">,
+) {
+  const { total, records } = await notices.export(query);
+  await chargeExport(req, reply, total, exportOptions);
+  const collectionUrl = `${publicBaseUrl(req, baseUrl)}${NOTICES.path}`;
+  async function* texts() {
+    for (let start = 0; start < records.length; start += NOTICE_EXPORT_BATCH) {
+      const batch = records.slice(start, start + NOTICE_EXPORT_BATCH);
+      yield format === "csv" ? noticeCsvText(batch) : noticeNdjsonText(batch, collectionUrl, query.fields);
+    }
+  }
+  return sendExport(req, reply, {
+    format,
+    name: "hsr-early-termination-notices",
+    total,
+    header: format === "csv" ? noticeCsvHeader() : undefined,
+    texts: texts(),
+    close: async () => {},
   });
 }
 
