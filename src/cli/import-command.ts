@@ -5,6 +5,7 @@ import { importComplaintFile } from "../ingest/complaint-importer.js";
 import { ImportFileError, type ImportProgress, type RejectedRow } from "../ingest/import-file.js";
 import { importNoticeFile } from "../ingest/notice-importer.js";
 import { ComplaintStore } from "../store/complaint-store.js";
+import type { Database } from "../store/database.js";
 import { migrate } from "../store/migrate.js";
 import { NoticeStore } from "../store/notice-store.js";
 import { ImportInterruption, type ImportStanding } from "./import-interruption.js";
@@ -28,83 +29,97 @@ export function importCommand(): Command {
 }
 
 /** `ftcapi import dnc FILES...`: each extract in its own transaction, then the totals. */
-async function importComplaints(files: string[], flags: ImportFlags): Promise<void> {
-  const database = openCommandDatabase(databaseConfig(flags).db);
-  const totals = { rows: 0, added: 0, existing: 0, rejected: 0, failed: 0 };
-  const interruption = new ImportInterruption();
-  let standing: ImportStanding | undefined;
-  try {
-    await migrate(database);
-    const outcome = await importEach(
-      files,
-      { ...flags, database, signal: interruption.signal },
-      importComplaintFile,
-      (file, result, seconds) => {
-        process.stdout.write(
-          `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
-        );
-        totals.rows += result.rows;
-        totals.added += result.added;
-        totals.existing += result.existing;
-        totals.rejected += result.rejected;
-      },
-    );
-    totals.failed = outcome.failed;
-    standing = outcome.standing;
-    if (totals.added > 0 && !interruption.received) await new ComplaintStore(database).optimize();
-  } finally {
-    await database.close();
-  }
-  exitIfInterrupted(interruption, files, standing);
-  if (files.length > 1) {
-    process.stdout.write(
-      `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected\n`,
-    );
-  }
-  if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
-  if (totals.failed > 0) process.exitCode = 1;
+function importComplaints(files: string[], flags: ImportFlags): Promise<void> {
+  const totals = { rows: 0, added: 0, existing: 0, rejected: 0 };
+  return importFiles(files, flags, {
+    importFile: importComplaintFile,
+    imported: (file, result, seconds) => {
+      process.stdout.write(
+        `imported ${file}: ${result.rows} rows, ${result.added} added, ${result.existing} already present, ${result.rejected} rejected (${seconds.toFixed(1)} s, ${Math.round(result.rows / Math.max(seconds, 0.001))} rows/s)\n`,
+      );
+      totals.rows += result.rows;
+      totals.added += result.added;
+      totals.existing += result.existing;
+      totals.rejected += result.rejected;
+    },
+    changed: () => totals.added > 0,
+    optimize: (database) => new ComplaintStore(database).optimize(),
+    totalLine: () =>
+      `${totals.rows} rows, ${totals.added} added, ${totals.existing} already present, ${totals.rejected} rejected`,
+  });
 }
 
 /** `ftcapi import notices FILES...`: each file in its own transaction, then the totals. */
-async function importNotices(files: string[], flags: ImportFlags): Promise<void> {
+function importNotices(files: string[], flags: ImportFlags): Promise<void> {
+  const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0 };
+  return importFiles(files, flags, {
+    importFile: importNoticeFile,
+    imported: (file, result) => {
+      if (!flags.quiet || files.length === 1) {
+        process.stdout.write(
+          `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
+        );
+      }
+      totals.rows += result.rows;
+      totals.added += result.added;
+      totals.changed += result.changed;
+      totals.unchanged += result.unchanged;
+      totals.rejected += result.rejected;
+    },
+    changed: () => totals.added + totals.changed > 0,
+    optimize: (database) => new NoticeStore(database).optimize(),
+    totalLine: () =>
+      `${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected`,
+  });
+}
+
+/** What one collection's import command does beside the steps both share (`importFiles`). */
+interface CollectionImport<Result> {
+  readonly importFile: (database: Database, file: string, options: FileImportOptions) => Promise<Result>;
+  /** After each file imported: its line, and its figures added to the totals. */
+  readonly imported: (file: string, result: Result, seconds: number) => void;
+  /** Whether the files changed the collection, so that its store's statistics are refreshed. */
+  readonly changed: () => boolean;
+  readonly optimize: (database: Database) => Promise<void>;
+  /** The totals' figures, for the line after several files. */
+  readonly totalLine: () => string;
+}
+
+/**
+ * An import command's run: the database opened and migrated, each file imported in turn (an
+ * interruption stops it between files, or rolls back the file under way), the store's statistics
+ * refreshed when the collection changed, then the totals; exit code 1 when a file failed.
+ */
+async function importFiles<Result>(
+  files: string[],
+  flags: ImportFlags,
+  collection: CollectionImport<Result>,
+): Promise<void> {
   const database = openCommandDatabase(databaseConfig(flags).db);
-  const totals = { rows: 0, added: 0, changed: 0, unchanged: 0, rejected: 0, failed: 0 };
   const interruption = new ImportInterruption();
+  let failed = 0;
   let standing: ImportStanding | undefined;
   try {
     await migrate(database);
     const outcome = await importEach(
       files,
       { ...flags, database, signal: interruption.signal },
-      importNoticeFile,
-      (file, result) => {
-        if (!flags.quiet || files.length === 1) {
-          process.stdout.write(
-            `imported ${file} (${result.format}): ${result.rows} notices, ${result.added} added, ${result.changed} changed, ${result.unchanged} unchanged, ${result.rejected} rejected\n`,
-          );
-        }
-        totals.rows += result.rows;
-        totals.added += result.added;
-        totals.changed += result.changed;
-        totals.unchanged += result.unchanged;
-        totals.rejected += result.rejected;
-      },
+      collection.importFile,
+      collection.imported,
     );
-    totals.failed = outcome.failed;
+    failed = outcome.failed;
     standing = outcome.standing;
-    if (totals.added + totals.changed > 0 && !interruption.received)
-      await new NoticeStore(database).optimize();
+    if (collection.changed() && !interruption.received) await collection.optimize(database);
   } finally {
     await database.close();
   }
   exitIfInterrupted(interruption, files, standing);
-  if (files.length > 1) {
+  if (files.length > 1)
     process.stdout.write(
-      `total: ${files.length - totals.failed} of ${files.length} files, ${totals.rows} notices, ${totals.added} added, ${totals.changed} changed, ${totals.unchanged} unchanged, ${totals.rejected} rejected\n`,
+      `total: ${files.length - failed} of ${files.length} files, ${collection.totalLine()}\n`,
     );
-  }
   if (flags.reportMemory) process.stderr.write(`peak memory: ${peakMemoryMegabytes()} MB\n`);
-  if (totals.failed > 0) process.exitCode = 1;
+  if (failed > 0) process.exitCode = 1;
 }
 
 /** The options `withImportOptions` gives both import commands. */
@@ -168,7 +183,7 @@ interface FileImportOptions {
  * `signal` is aborted, stops: the file in hand is rolled back and none begun; `standing` says
  * which files were kept.
  */
-async function importEach<Database, Result>(
+async function importEach<Result>(
   files: readonly string[],
   flags: {
     database: Database;
