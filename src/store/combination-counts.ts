@@ -83,10 +83,6 @@ export class CombinationCounts {
     const key = keyOf(query);
     const series = this.series.get(key, version);
     if (series !== undefined) return series.sumOf(0, series.length);
-    if (fromCombinationCounts(query)) {
-      const loaded = await this.of(query, walkIndex);
-      return loaded.sumOf(0, loaded.length);
-    }
     return this.totals.getOrLoad(
       key,
       version,
@@ -158,36 +154,45 @@ export class CombinationCounts {
   }
 
   private async count(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<number> {
-    const { dialect } = this.database;
-    const compiled = filterComplaints(
+    const select = this.filtered(
       this.database.db.selectFrom("complaints").select((eb) => eb.fn.countAll<number>().as("count")),
       query,
-      query.created,
-      "day",
-      rowTestedColumns(dialect, walkIndex),
-    ).compile();
+      walkIndex,
+    );
     const { rows } = await this.database.db.executeQuery<{ count: number }>(
-      indexedBy(compiled, dialect, walkIndex),
+      indexedBy(select.compile(), this.database.dialect, walkIndex),
     );
     return Number(rows[0]?.count ?? 0);
   }
 
+  /** The query's filters, tested as a walk of `walkIndex` tests them (`rowTestedColumns`). */
+  private filtered<O>(
+    select: SelectQueryBuilder<Schema, "complaints", O>,
+    query: StoredComplaintQuery,
+    walkIndex: string | undefined,
+  ): SelectQueryBuilder<Schema, "complaints", O> {
+    return filterComplaints(
+      select,
+      query,
+      query.created,
+      "day",
+      rowTestedColumns(this.database.dialect, walkIndex),
+    );
+  }
+
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {
-    const { dialect } = this.database;
-    const compiled = filterComplaints(
+    const compiled = this.filtered(
       this.database.db
         .selectFrom("complaints")
         .select((eb) => [HOUR_OF_CREATED.as("bucket"), eb.fn.countAll<number>().as("count")]),
       query,
-      query.created,
-      "day",
-      rowTestedColumns(dialect, walkIndex),
+      walkIndex,
     )
       .groupBy(HOUR_OF_CREATED)
       .orderBy("bucket", "asc")
       .compile();
     const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(
-      indexedBy(compiled, dialect, walkIndex),
+      indexedBy(compiled, this.database.dialect, walkIndex),
     );
     return seriesOf(SECONDS_PER_HOUR, rows);
   }
