@@ -88,7 +88,54 @@ const READ_METHODS = ["GET", "HEAD", "OPTIONS"];
 
 /** Builds the application without listening: gateway hooks, routes, errors. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const app: FastifyInstance = Fastify({
+  const app = createFastify(deps);
+  // First, so that every route, @fastify/cors's catch-all OPTIONS included, answers errors with it.
+  registerErrorHandler(app);
+  // Before CORS and the gateway: a bad Host is a 400, an OPTIONS that is not a preflight a 405.
+  registerRequestChecks(app);
+  // Any origin may read the API (it is public data behind keys); routes whose config says
+  // `cors: false` (sign-up, same-origin only) get no CORS headers, preflight included.
+  await app.register(cors, {
+    origin: "*",
+    methods: READ_METHODS,
+    allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match", "If-Modified-Since"],
+    exposedHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
+    maxAge: SECONDS_PER_DAY,
+  });
+  if (deps.metrics) registerRequestMetrics(app, deps.metrics);
+  registerGatewayHooks(app, {
+    keys: deps.keys,
+    limiter: deps.limitsEnabled ? deps.rateLimiter : undefined,
+    baseUrl: deps.baseUrl,
+    httpsPort: deps.httpsPort,
+    signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
+  });
+  registerHealthRoutes(app, deps.ready);
+  registerOpenApiRoutes(app, deps.baseUrl);
+  registerCollectionRoutes(app, deps);
+  registerStatusRoutes(app, deps.freshness, deps.baseUrl);
+  await registerSignupRoutes(app, {
+    issueKey: deps.issueKey,
+    limiter: deps.rateLimiter,
+    signupsPerHour: deps.signupsPerHour,
+    baseUrl: deps.baseUrl,
+    selfSignedCertPath: deps.selfSignedCertPath,
+  });
+  const webAssets = deps.webAssets ?? (await WebAssets.load());
+  if (!webAssets.built) deps.logger.warn("The web front is not built (dist/web): run npm run build.");
+  registerWebRoutes(app, {
+    assets: webAssets,
+    freshness: deps.freshness,
+    baseUrl: deps.baseUrl,
+    selfSignedCertPath: deps.selfSignedCertPath,
+  });
+  registerMethodRefusals(app);
+  return app;
+}
+
+/** The framework's instance with the server's options: logger, proxy trust, URL and error handling. */
+function createFastify(deps: AppDeps): FastifyInstance {
+  return Fastify({
     loggerInstance: deps.logger,
     trustProxy: deps.trustProxy,
     serverFactory: deps.serverFactory,
@@ -117,34 +164,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       (reply as FastifyReply).code(apiError.status).type("application/json").send(errorBody(apiError));
     },
   });
+}
 
-  // First, so that every route, @fastify/cors's catch-all OPTIONS included, answers errors with it.
-  registerErrorHandler(app);
-  // Before CORS and the gateway: a bad Host is a 400, an OPTIONS that is not a preflight a 405.
-  registerRequestChecks(app);
-  // Any origin may read the API (it is public data behind keys); routes whose config says
-  // `cors: false` (sign-up, same-origin only) get no CORS headers, preflight included.
-  await app.register(cors, {
-    origin: "*",
-    methods: READ_METHODS,
-    allowedHeaders: ["X-Api-Key", "Content-Type", "If-None-Match", "If-Modified-Since"],
-    exposedHeaders: ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"],
-    maxAge: SECONDS_PER_DAY,
-  });
-  if (deps.metrics) registerRequestMetrics(app, deps.metrics);
-  registerGatewayHooks(app, {
-    keys: deps.keys,
-    limiter: deps.limitsEnabled ? deps.rateLimiter : undefined,
-    baseUrl: deps.baseUrl,
-    httpsPort: deps.httpsPort,
-    signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
-  });
+/** Both collections' list, export and count routes, with the same export terms and answer cache options. */
+function registerCollectionRoutes(app: FastifyInstance, deps: AppDeps): void {
   const exportOptions = {
     limiter: deps.limitsEnabled ? deps.rateLimiter : undefined,
     signupUrl: (req: FastifyRequest) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
   };
-  registerHealthRoutes(app, deps.ready);
-  registerOpenApiRoutes(app, deps.baseUrl);
   registerComplaintRoutes(
     app,
     deps.complaints,
@@ -163,27 +190,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.unknownParameters,
     deps.keptAnswers,
   );
-  registerStatusRoutes(app, deps.freshness, deps.baseUrl);
-  await registerSignupRoutes(app, {
-    issueKey: deps.issueKey,
-    limiter: deps.rateLimiter,
-    signupsPerHour: deps.signupsPerHour,
-    baseUrl: deps.baseUrl,
-    selfSignedCertPath: deps.selfSignedCertPath,
-  });
+}
 
-  const webAssets = deps.webAssets ?? (await WebAssets.load());
-  if (!webAssets.built) deps.logger.warn("The web front is not built (dist/web): run npm run build.");
-  registerWebRoutes(app, {
-    assets: webAssets,
-    freshness: deps.freshness,
-    baseUrl: deps.baseUrl,
-    selfSignedCertPath: deps.selfSignedCertPath,
-  });
-
-  // Any method but GET, HEAD and a CORS preflight on a path that has routes (a write, PROPFIND,
-  // TRACE, PUT /signup) is a 405 naming the methods the path takes; on a path without, a 404. Both
-  // come after the gateway, which judges such a request by its path (gateway-hooks.ts).
+/**
+ * Any method but GET, HEAD and a CORS preflight on a path that has routes (a write, PROPFIND,
+ * TRACE, PUT /signup) is a 405 naming the methods the path takes; on a path without, a 404. Both
+ * come after the gateway, which judges such a request by its path (gateway-hooks.ts).
+ */
+function registerMethodRefusals(app: FastifyInstance): void {
   app.setNotFoundHandler(async (req) => {
     const path = req.url.split("?", 1)[0]!;
     const allowed = (["GET", "HEAD", "POST"] as const).filter(
@@ -195,5 +209,4 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       headers: { Allow: [...allowed, "OPTIONS"].join(", ") },
     });
   });
-  return app;
 }

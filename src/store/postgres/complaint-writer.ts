@@ -17,6 +17,170 @@ import { HOURLY_DIMENSIONS } from "../dimension-counts.js";
 const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
 
+/** Days since 1970 of a time column (seconds), as the count tables key them. */
+const day = (column: string) => `floor(${column} / ${SECONDS_PER_DAY}.0)::integer`;
+/** Hours since 1970 of a time column (seconds). */
+const hour = (column: string) => `floor(${column} / ${SECONDS_PER_HOUR}.0)::integer`;
+
+/**
+ * The one statement of `commit`: moves the staged rows into `complaints` (a repeated id is left
+ * out) and adds the added rows to every count table, the same counts the SQLite writer keeps.
+ * Answers how many rows were added and how many were staged.
+ */
+const MOVE_STAGED = `with ${[
+  `added as (
+    insert into complaints (${COLUMNS})
+    select ${COLUMNS} from complaint_staging
+    on conflict do nothing
+    returning created_at, violation_at, violation_day, state_key, city_key, area_code, robocall, state, city, subject, phone
+  )`,
+  ...dimensionCounts(),
+  ...violationCounts(),
+  ...combinationCounts(),
+  ...placeViolationCounts(),
+  ...minuteAndCallerCounts(),
+].join(", ")}
+select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`;
+
+/** Daily counts per dimension (`complaint_counts`) and hourly ones (`complaint_hour_counts`). */
+function dimensionCounts(): string[] {
+  return [
+    `dimensions as (
+      select 'all' as dimension, '' as value, ${day("created_at")} as day from added
+      union all select 'state', state_key, ${day("created_at")} from added
+      union all select 'city', state_key || chr(31) || city_key, ${day("created_at")} from added
+      union all select 'any_city', city_key, ${day("created_at")} from added
+      union all select 'area', area_code, ${day("created_at")} from added
+      union all select 'robocall', robocall, ${day("created_at")} from added
+      union all select 'violation', '', ${day("violation_at")} from added
+      union all select 'shown_state', state, ${day("created_at")} from added
+      union all select 'shown_city', city, ${day("created_at")} from added
+      union all select 'subject', subject, ${day("created_at")} from added
+    )`,
+    `counted as (
+      insert into complaint_counts (dimension, value, day, count)
+      select dimension, value, day, count(*) from dimensions group by dimension, value, day
+      on conflict (dimension, value, day) do update set count = complaint_counts.count + excluded.count
+    )`,
+    `hours as (
+      ${HOURLY_DIMENSIONS.map(
+        ({ name, value, column }) =>
+          `select '${name}' as dimension, ${value ?? "''"} as value, ${hour(column)} as hour from added`,
+      ).join(" union all ")}
+    )`,
+    `counted_hours as (
+      insert into complaint_hour_counts (dimension, value, hour, count)
+      select dimension, value, hour, count(*) from hours group by dimension, value, hour
+      on conflict (dimension, value, hour) do update set count = complaint_hour_counts.count + excluded.count
+    )`,
+  ];
+}
+
+/** Counts by created and violation day: per state, and per flag, subject, area code and their pairs. */
+function violationCounts(): string[] {
+  return [
+    `state_violations as (
+      insert into complaint_state_violations (state_key, created_day, violation_day, count)
+      select state_key, ${day("created_at")}, violation_day, count(*) from added group by 1, 2, 3
+      on conflict (state_key, created_day, violation_day)
+        do update set count = complaint_state_violations.count + excluded.count
+    )`,
+    `flag_violations as (
+      insert into complaint_flag_violations (dimension, value, created_day, violation_day, count)
+      select dimension, value, created_day, violation_day, count(*) from (
+        select 'robocall' as dimension, robocall as value, ${day("created_at")} as created_day, violation_day from added
+        union all select 'subject', subject, ${day("created_at")}, violation_day from added
+        union all select 'area', area_code, ${day("created_at")}, violation_day from added
+        union all select 'state_robocall', state_key || chr(31) || robocall, ${day("created_at")}, violation_day
+          from added
+        union all select 'subject_robocall', subject || chr(31) || robocall, ${day("created_at")}, violation_day
+          from added
+        union all select 'state_subject', state_key || chr(31) || subject, ${day("created_at")}, violation_day
+          from added
+        union all select 'state_subject_robocall', state_key || chr(31) || subject || chr(31) || robocall,
+          ${day("created_at")}, violation_day from added
+      ) as flags group by 1, 2, 3, 4
+      on conflict (dimension, value, created_day, violation_day)
+        do update set count = complaint_flag_violations.count + excluded.count
+    )`,
+    `flag_violation_hours as (
+      insert into complaint_flag_violation_hours (dimension, value, created_hour, violation_day, count)
+      select 'robocall', robocall, ${hour("created_at")}, violation_day, count(*) from added group by 2, 3, 4
+      on conflict (dimension, value, created_hour, violation_day)
+        do update set count = complaint_flag_violation_hours.count + excluded.count
+    )`,
+  ];
+}
+
+/** Counts by created day of state, flag and subject, alone and with an area code, a city or both. */
+function combinationCounts(): string[] {
+  return [
+    `combinations as (
+      insert into complaint_combination_counts (state_key, robocall, subject, created_day, count)
+      select state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4
+      on conflict (state_key, robocall, subject, created_day)
+        do update set count = complaint_combination_counts.count + excluded.count
+    )`,
+    `area_combinations as (
+      insert into complaint_area_combination_counts (area_code, state_key, robocall, subject, created_day, count)
+      select area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
+      on conflict (area_code, state_key, robocall, subject, created_day)
+        do update set count = complaint_area_combination_counts.count + excluded.count
+    )`,
+    `city_combinations as (
+      insert into complaint_city_combination_counts (city_key, state_key, robocall, subject, created_day, count)
+      select city_key, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
+      on conflict (city_key, state_key, robocall, subject, created_day)
+        do update set count = complaint_city_combination_counts.count + excluded.count
+    )`,
+    `city_areas as (
+      insert into complaint_city_area_counts (city_key, area_code, state_key, robocall, subject, created_day, count)
+      select city_key, area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added
+        group by 1, 2, 3, 4, 5, 6
+      on conflict (city_key, area_code, state_key, robocall, subject, created_day)
+        do update set count = complaint_city_area_counts.count + excluded.count
+    )`,
+  ];
+}
+
+/** Counts of an area code, a city (not an empty one) and both, by created and violation day, state and flag. */
+function placeViolationCounts(): string[] {
+  return [
+    `place_violations as (
+      insert into complaint_place_violations (place, value, created_day, violation_day, state_key, robocall, count)
+      select place, value, created_day, violation_day, state_key, robocall, count(*) from (
+        select 'area' as place, area_code as value, ${day("created_at")} as created_day, violation_day, state_key,
+            robocall
+          from added
+        union all select 'city', city_key, ${day("created_at")}, violation_day, state_key, robocall
+          from added where city_key <> ''
+        union all select 'city_area', city_key || chr(31) || area_code, ${day("created_at")}, violation_day,
+            state_key, robocall
+          from added where city_key <> ''
+      ) as places group by 1, 2, 3, 4, 5, 6
+      on conflict (place, value, created_day, violation_day, state_key, robocall)
+        do update set count = complaint_place_violations.count + excluded.count
+    )`,
+  ];
+}
+
+/** Counts per created minute, and each caller number's total and newest created time. */
+function minuteAndCallerCounts(): string[] {
+  return [
+    `counted_minutes as (
+      insert into complaint_minute_counts (minute, count)
+      select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1
+      on conflict (minute) do update set count = complaint_minute_counts.count + excluded.count
+    )`,
+    `phone_totals as (
+      insert into complaint_phone_totals (phone, count, newest_at)
+      select phone, count(*), max(created_at) from added group by phone
+      on conflict (phone) do update set count = complaint_phone_totals.count + excluded.count,
+        newest_at = greatest(complaint_phone_totals.newest_at, excluded.newest_at)
+    )`,
+  ];
+}
+
 /**
  * PostgreSQL: rows stream into a temporary table through one COPY for the whole write (a COPY a
  * batch costs a round trip and a statement each); `commit` ends it, moves the new rows into
@@ -90,112 +254,7 @@ export class PostgresComplaintWriter implements ComplaintWriter {
     const client = this.client;
     if (!client) throw new Error("commit() outside begin()");
     await this.endCopy();
-    const day = (column: string) => `floor(${column} / ${SECONDS_PER_DAY}.0)::integer`;
-    const hour = (column: string) => `floor(${column} / ${SECONDS_PER_HOUR}.0)::integer`;
-    const result = await client.query<{ added: number; total: number }>(
-      `with added as (
-        insert into complaints (${COLUMNS})
-        select ${COLUMNS} from complaint_staging
-        on conflict do nothing
-        returning created_at, violation_at, violation_day, state_key, city_key, area_code, robocall, state, city, subject, phone
-      ), dimensions as (
-        select 'all' as dimension, '' as value, ${day("created_at")} as day from added
-        union all select 'state', state_key, ${day("created_at")} from added
-        union all select 'city', state_key || chr(31) || city_key, ${day("created_at")} from added
-        union all select 'any_city', city_key, ${day("created_at")} from added
-        union all select 'area', area_code, ${day("created_at")} from added
-        union all select 'robocall', robocall, ${day("created_at")} from added
-        union all select 'violation', '', ${day("violation_at")} from added
-        union all select 'shown_state', state, ${day("created_at")} from added
-        union all select 'shown_city', city, ${day("created_at")} from added
-        union all select 'subject', subject, ${day("created_at")} from added
-      ), counted as (
-        insert into complaint_counts (dimension, value, day, count)
-        select dimension, value, day, count(*) from dimensions group by dimension, value, day
-        on conflict (dimension, value, day) do update set count = complaint_counts.count + excluded.count
-      ), hours as (
-        ${HOURLY_DIMENSIONS.map(
-          ({ name, value, column }) =>
-            `select '${name}' as dimension, ${value ?? "''"} as value, ${hour(column)} as hour from added`,
-        ).join(" union all ")}
-      ), counted_hours as (
-        insert into complaint_hour_counts (dimension, value, hour, count)
-        select dimension, value, hour, count(*) from hours group by dimension, value, hour
-        on conflict (dimension, value, hour) do update set count = complaint_hour_counts.count + excluded.count
-      ), state_violations as (
-        insert into complaint_state_violations (state_key, created_day, violation_day, count)
-        select state_key, ${day("created_at")}, violation_day, count(*) from added group by 1, 2, 3
-        on conflict (state_key, created_day, violation_day)
-          do update set count = complaint_state_violations.count + excluded.count
-      ), flag_violations as (
-        insert into complaint_flag_violations (dimension, value, created_day, violation_day, count)
-        select dimension, value, created_day, violation_day, count(*) from (
-          select 'robocall' as dimension, robocall as value, ${day("created_at")} as created_day, violation_day from added
-          union all select 'subject', subject, ${day("created_at")}, violation_day from added
-          union all select 'area', area_code, ${day("created_at")}, violation_day from added
-          union all select 'state_robocall', state_key || chr(31) || robocall, ${day("created_at")}, violation_day
-            from added
-          union all select 'subject_robocall', subject || chr(31) || robocall, ${day("created_at")}, violation_day
-            from added
-          union all select 'state_subject', state_key || chr(31) || subject, ${day("created_at")}, violation_day
-            from added
-          union all select 'state_subject_robocall', state_key || chr(31) || subject || chr(31) || robocall,
-            ${day("created_at")}, violation_day from added
-        ) as flags group by 1, 2, 3, 4
-        on conflict (dimension, value, created_day, violation_day)
-          do update set count = complaint_flag_violations.count + excluded.count
-      ), flag_violation_hours as (
-        insert into complaint_flag_violation_hours (dimension, value, created_hour, violation_day, count)
-        select 'robocall', robocall, ${hour("created_at")}, violation_day, count(*) from added group by 2, 3, 4
-        on conflict (dimension, value, created_hour, violation_day)
-          do update set count = complaint_flag_violation_hours.count + excluded.count
-      ), combinations as (
-        insert into complaint_combination_counts (state_key, robocall, subject, created_day, count)
-        select state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4
-        on conflict (state_key, robocall, subject, created_day)
-          do update set count = complaint_combination_counts.count + excluded.count
-      ), area_combinations as (
-        insert into complaint_area_combination_counts (area_code, state_key, robocall, subject, created_day, count)
-        select area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
-        on conflict (area_code, state_key, robocall, subject, created_day)
-          do update set count = complaint_area_combination_counts.count + excluded.count
-      ), city_combinations as (
-        insert into complaint_city_combination_counts (city_key, state_key, robocall, subject, created_day, count)
-        select city_key, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
-        on conflict (city_key, state_key, robocall, subject, created_day)
-          do update set count = complaint_city_combination_counts.count + excluded.count
-      ), city_areas as (
-        insert into complaint_city_area_counts (city_key, area_code, state_key, robocall, subject, created_day, count)
-        select city_key, area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added
-          group by 1, 2, 3, 4, 5, 6
-        on conflict (city_key, area_code, state_key, robocall, subject, created_day)
-          do update set count = complaint_city_area_counts.count + excluded.count
-      ), place_violations as (
-        insert into complaint_place_violations (place, value, created_day, violation_day, state_key, robocall, count)
-        select place, value, created_day, violation_day, state_key, robocall, count(*) from (
-          select 'area' as place, area_code as value, ${day("created_at")} as created_day, violation_day, state_key,
-              robocall
-            from added
-          union all select 'city', city_key, ${day("created_at")}, violation_day, state_key, robocall
-            from added where city_key <> ''
-          union all select 'city_area', city_key || chr(31) || area_code, ${day("created_at")}, violation_day,
-              state_key, robocall
-            from added where city_key <> ''
-        ) as places group by 1, 2, 3, 4, 5, 6
-        on conflict (place, value, created_day, violation_day, state_key, robocall)
-          do update set count = complaint_place_violations.count + excluded.count
-      ), counted_minutes as (
-        insert into complaint_minute_counts (minute, count)
-        select floor(created_at / ${SECONDS_PER_MINUTE}.0)::integer, count(*) from added group by 1
-        on conflict (minute) do update set count = complaint_minute_counts.count + excluded.count
-      ), phone_totals as (
-        insert into complaint_phone_totals (phone, count, newest_at)
-        select phone, count(*), max(created_at) from added group by phone
-        on conflict (phone) do update set count = complaint_phone_totals.count + excluded.count,
-          newest_at = greatest(complaint_phone_totals.newest_at, excluded.newest_at)
-      )
-      select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`,
-    );
+    const result = await client.query<{ added: number; total: number }>(MOVE_STAGED);
     if (this.bulk)
       for (const statement of createSecondaryIndexStatements(this.database.db)) await client.query(statement);
     const row = result.rows[0]!;

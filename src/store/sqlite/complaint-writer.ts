@@ -286,86 +286,96 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.counts.add(complaint, stateKey, cityKey);
       this.hourCounts.add(complaint, stateKey, cityKey);
       const createdDay = Math.floor(complaint.createdAt / SECONDS_PER_DAY);
-      this.stateViolations.add(stateKey, createdDay, violationDay);
-      this.flagViolations.add("robocall", complaint.robocall, createdDay, violationDay);
-      this.flagViolations.add("subject", complaint.subject, createdDay, violationDay);
-      this.flagViolations.add("area", complaint.areaCode, createdDay, violationDay);
-      this.flagViolations.add(
-        "state_robocall",
-        combinedValue(stateKey, complaint.robocall),
-        createdDay,
-        violationDay,
-      );
-      this.flagViolations.add(
-        "subject_robocall",
-        combinedValue(complaint.subject, complaint.robocall),
-        createdDay,
-        violationDay,
-      );
-      this.flagViolations.add(
-        "state_subject",
-        combinedValue(stateKey, complaint.subject),
-        createdDay,
-        violationDay,
-      );
-      this.flagViolations.add(
-        "state_subject_robocall",
-        combinedValue(stateKey, complaint.subject, complaint.robocall),
-        createdDay,
-        violationDay,
-      );
-      this.flagViolationHours.add(
-        complaint.robocall,
-        Math.floor(complaint.createdAt / SECONDS_PER_HOUR),
-        violationDay,
-      );
-      this.combinations.add(stateKey, complaint.robocall, complaint.subject, createdDay);
-      this.areaCombinations.add(
-        complaint.areaCode,
-        stateKey,
-        complaint.robocall,
-        complaint.subject,
-        createdDay,
-      );
-      this.cityCombinations.add(cityKey, stateKey, complaint.robocall, complaint.subject, createdDay);
-      this.cityAreas.add(
-        cityKey,
-        complaint.areaCode,
-        stateKey,
-        complaint.robocall,
-        complaint.subject,
-        createdDay,
-      );
-      this.placeViolations.add(
-        "area",
-        complaint.areaCode,
-        createdDay,
-        violationDay,
-        stateKey,
-        complaint.robocall,
-      );
-      if (cityKey !== "") {
-        this.placeViolations.add("city", cityKey, createdDay, violationDay, stateKey, complaint.robocall);
-        this.cityAreaViolations.add(
-          cityKey,
-          complaint.areaCode,
-          createdDay,
-          violationDay,
-          stateKey,
-          complaint.robocall,
-        );
-      }
-      const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
-      this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
-      const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
-      if (phone === undefined)
-        this.phoneTotals.set(complaint.companyPhoneNumber, { count: 1, newestAt: complaint.createdAt });
-      else {
-        phone.count++;
-        if (complaint.createdAt > phone.newestAt) phone.newestAt = complaint.createdAt;
-      }
+      this.tallyViolations(complaint, stateKey, createdDay, violationDay);
+      this.tallyCombinations(complaint, stateKey, cityKey, createdDay);
+      this.tallyPlaceViolations(complaint, stateKey, cityKey, createdDay, violationDay);
+      this.tallyMinuteAndCaller(complaint);
     }
     if (this.pending.reduce((sum, tally) => sum + tally.size, 0) >= MAX_PENDING_COUNTS) this.writeCounts();
+  }
+
+  /** An added complaint in the counts by violation day: per state, flag, subject, area code and their pairs. */
+  private tallyViolations(
+    complaint: Complaint,
+    stateKey: string,
+    createdDay: number,
+    violationDay: number,
+  ): void {
+    this.stateViolations.add(stateKey, createdDay, violationDay);
+    this.flagViolations.add("robocall", complaint.robocall, createdDay, violationDay);
+    this.flagViolations.add("subject", complaint.subject, createdDay, violationDay);
+    this.flagViolations.add("area", complaint.areaCode, createdDay, violationDay);
+    this.flagViolations.add(
+      "state_robocall",
+      combinedValue(stateKey, complaint.robocall),
+      createdDay,
+      violationDay,
+    );
+    this.flagViolations.add(
+      "subject_robocall",
+      combinedValue(complaint.subject, complaint.robocall),
+      createdDay,
+      violationDay,
+    );
+    this.flagViolations.add(
+      "state_subject",
+      combinedValue(stateKey, complaint.subject),
+      createdDay,
+      violationDay,
+    );
+    this.flagViolations.add(
+      "state_subject_robocall",
+      combinedValue(stateKey, complaint.subject, complaint.robocall),
+      createdDay,
+      violationDay,
+    );
+    this.flagViolationHours.add(
+      complaint.robocall,
+      Math.floor(complaint.createdAt / SECONDS_PER_HOUR),
+      violationDay,
+    );
+  }
+
+  /** An added complaint in the combination counts by created day (state, flag and subject, with a place). */
+  private tallyCombinations(
+    complaint: Complaint,
+    stateKey: string,
+    cityKey: string,
+    createdDay: number,
+  ): void {
+    const { areaCode, robocall, subject } = complaint;
+    this.combinations.add(stateKey, robocall, subject, createdDay);
+    this.areaCombinations.add(areaCode, stateKey, robocall, subject, createdDay);
+    this.cityCombinations.add(cityKey, stateKey, robocall, subject, createdDay);
+    this.cityAreas.add(cityKey, areaCode, stateKey, robocall, subject, createdDay);
+  }
+
+  /** An added complaint in the counts of its area code, its city and both, by created and violation day. */
+  private tallyPlaceViolations(
+    complaint: Complaint,
+    stateKey: string,
+    cityKey: string,
+    createdDay: number,
+    violationDay: number,
+  ): void {
+    const { areaCode, robocall } = complaint;
+    this.placeViolations.add("area", areaCode, createdDay, violationDay, stateKey, robocall);
+    if (cityKey === "") return;
+    this.placeViolations.add("city", cityKey, createdDay, violationDay, stateKey, robocall);
+    this.cityAreaViolations.add(cityKey, areaCode, createdDay, violationDay, stateKey, robocall);
+  }
+
+  /** An added complaint in its minute's count and its caller number's total and newest time. */
+  private tallyMinuteAndCaller(complaint: Complaint): void {
+    const minute = Math.floor(complaint.createdAt / SECONDS_PER_MINUTE);
+    this.minuteCounts.set(minute, (this.minuteCounts.get(minute) ?? 0) + 1);
+    const phone = this.phoneTotals.get(complaint.companyPhoneNumber);
+    if (phone === undefined)
+      this.phoneTotals.set(complaint.companyPhoneNumber, { count: 1, newestAt: complaint.createdAt });
+    else {
+      phone.count++;
+      if (complaint.createdAt > phone.newestAt) phone.newestAt = complaint.createdAt;
+    }
   }
 
   private writeCounts(): void {
