@@ -8,7 +8,16 @@
  * of the page alone, and the slowest requests with their filters. No server and no threads: what
  * is measured is the store's plan and SQLite's or PostgreSQL's work, with the database file as
  * cached as the machine keeps it (read it first: `cat FILE > /dev/null`).
+ *
+ * With `--url` (a running server's plain base URL, such as http://127.0.0.1:8080, serving the
+ * same database with `--trust-proxy`, started after the file was read) and `--key`, the same combinations are sent over
+ * HTTP on one keep-alive connection instead: the first page of the combination (its total and
+ * offset 0), then the page at the random offset, each timed from the request to the last byte of
+ * the answer, through the server's gateway, threads and answer cache as they are configured.
+ * `--warmup N` first sends N combinations of another seed, unmeasured (default 20 over HTTP, 0 in
+ * process).
  * Usage: npx tsx bench/first-requests.ts --db FILE|postgres://... [--requests N] [--seed S] [--show K]
+ *          [--url URL --key KEY] [--warmup N]
  */
 import { performance } from "node:perf_hooks";
 import { parseArgs } from "node:util";
@@ -24,13 +33,17 @@ const { values } = parseArgs({
     requests: { type: "string", default: "600" },
     seed: { type: "string", default: "29" },
     show: { type: "string", default: "10" },
+    url: { type: "string" },
+    key: { type: "string" },
+    warmup: { type: "string" },
   },
 });
+if (values.url !== undefined && values.key === undefined) throw new Error("--url needs --key");
 if (values.db === undefined) throw new Error("--db is required");
 const database = openDatabase(values.db);
 const store = new ComplaintStore(database);
-await store.warm();
-const random = seededRandom(Number(values.seed));
+if (values.url === undefined) await store.warm();
+let random = seededRandom(Number(values.seed));
 const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
 
 const bounds = await database.db
@@ -70,8 +83,25 @@ const kinds = [
   "created",
   "violation",
 ];
-const results: Array<{ ms: number; pageMs: number; total: number; pairs: Array<[string, string]> }> = [];
-for (let index = 0; index < Number(values.requests); index++) {
+const results: Array<{
+  ms: number;
+  pageMs: number;
+  total: number;
+  pairs: Array<[string, string]>;
+  index: number;
+}> = [];
+// Over HTTP, first some combinations of another seed, unmeasured: a server's very first requests
+// also pay for compiling its code, which a server that has run for a while has done.
+const warmup = Number(values.warmup ?? (values.url === undefined ? 0 : 20));
+random = seededRandom(Number(values.seed) + 1_000_000);
+for (let index = 0; index < warmup; index++) await drawAndTime();
+random = seededRandom(Number(values.seed));
+for (let index = 0; index < Number(values.requests); index++)
+  results.push({ ...(await drawAndTime()), index });
+await database.close();
+
+/** Draws a stored complaint, 2 to 4 of its filters and an offset, and times their requests. */
+async function drawAndTime() {
   const complaint = await database.db
     .selectFrom("complaints")
     .selectAll()
@@ -105,19 +135,41 @@ for (let index = 0; index < Number(values.requests); index++) {
     else pairs.push(...around("violation", complaint.violation_day * SECONDS_PER_DAY));
   }
   const fraction = random();
+  const offsetOf = (total: number) => Math.floor((fraction * Math.max(0, total - 50)) / 50) * 50;
+  return values.url === undefined ? inProcess(pairs, offsetOf) : overHttp(pairs, offsetOf);
+}
+
+/** The combination's total and its page at the drawn offset, asked of the store as a route would. */
+async function inProcess(pairs: Array<[string, string]>, offsetOf: (total: number) => number) {
   const started = performance.now();
   const total = await store.total(parseComplaintQuery(pairs));
-  const offset = Math.floor((fraction * Math.max(0, total - 50)) / 50) * 50;
   const pageStarted = performance.now();
   await store.listRendered(
-    parseComplaintQuery([...pairs, ["offset", String(offset)]]),
+    parseComplaintQuery([...pairs, ["offset", String(offsetOf(total))]]),
     "http://localhost/v0/dnc-complaints",
     "http://localhost/v0/dnc-complaints",
   );
   const ended = performance.now();
-  results.push({ ms: ended - started, pageMs: ended - pageStarted, total, pairs });
+  return { ms: ended - started, pageMs: ended - pageStarted, total, pairs };
 }
-await database.close();
+
+/** The combination's first page (its total) and its page at the drawn offset, asked of the server. */
+async function overHttp(pairs: Array<[string, string]>, offsetOf: (total: number) => number) {
+  const get = async (extra: Array<[string, string]>) => {
+    const started = performance.now();
+    const res = await fetch(`${values.url}/v0/dnc-complaints?${new URLSearchParams([...pairs, ...extra])}`, {
+      // As a TLS-terminating proxy would say it: serve with --trust-proxy, on the plain port.
+      headers: { "X-Api-Key": values.key!, "X-Forwarded-Proto": "https" },
+    });
+    const body = (await res.json()) as { meta?: { "record-total": number } };
+    if (res.status !== 200)
+      throw new Error(`${res.status} for ${new URLSearchParams(pairs)}: ${JSON.stringify(body)}`);
+    return { ms: performance.now() - started, total: body.meta!["record-total"] };
+  };
+  const first = await get([]);
+  const page = await get([["offset", String(offsetOf(first.total))]]);
+  return { ms: first.ms, pageMs: page.ms, total: first.total, pairs };
+}
 
 const summary = (name: string, times: number[]) => {
   const sorted = [...times].sort((a, b) => a - b);
@@ -127,14 +179,14 @@ const summary = (name: string, times: number[]) => {
   );
 };
 summary(
-  "first request (total and page)",
+  values.url === undefined ? "first request (total and page)" : "first request (offset 0: the total)",
   results.map((result) => result.ms),
 );
 summary(
-  "its page alone",
+  values.url === undefined ? "its page alone" : "then the page at the random offset",
   results.map((result) => result.pageMs),
 );
 for (const result of [...results].sort((a, b) => b.ms - a.ms).slice(0, Number(values.show)))
   console.log(
-    `${result.ms.toFixed(1).padStart(7)} ms (page ${result.pageMs.toFixed(1)}), ${result.total} matches: ${new URLSearchParams(result.pairs)}`,
+    `${result.ms.toFixed(1).padStart(7)} ms (page ${result.pageMs.toFixed(1)}), request ${result.index + 1}, ${result.total} matches: ${new URLSearchParams(result.pairs)}`,
   );

@@ -11,7 +11,13 @@ import {
   type StoredComplaintQuery,
 } from "./complaint-filters.js";
 import type { Database } from "./database.js";
-import { type CountSeries, type CountSeriesFigures, keptSeriesBytes, seriesOf } from "./dimension-counts.js";
+import {
+  type CountSeries,
+  type CountSeriesFigures,
+  keptSeriesBytes,
+  seriesOf,
+  seriesOfPairs,
+} from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
 import type { StoredValues } from "./stored-values.js";
 
@@ -50,6 +56,16 @@ export class CombinationCounts {
   ) {
     this.series = new VersionedLru(maxBytes);
     this.totals = new VersionedLru(TOTALS_KEPT);
+  }
+
+  /**
+   * Whether a series costs little more than a count of the same entries: on SQLite with
+   * `ftcapi_bucket_counts` (native/bucket-counts.c), which counts them per hour as the walk meets
+   * them. Then a combination's first request loads its series, whose sum is the total and which
+   * places every page, instead of a count (`totalOf`) and a first page sorted unplaced.
+   */
+  get seriesCostsAsCount(): boolean {
+    return this.database.dialect === "sqlite" && this.database.hasBucketCounts;
   }
 
   /** The series kept now. */
@@ -181,8 +197,25 @@ export class CombinationCounts {
   }
 
   private async load(query: StoredComplaintQuery, walkIndex: string | undefined): Promise<CountSeries> {
+    const database = this.database;
+    if (database.dialect === "sqlite" && this.seriesCostsAsCount) {
+      // Counted per hour as the walk meets the entries, none sorted (native/bucket-counts.c): a
+      // place, a subject and ten months of violation days at 20M, 60,000 entries on the index
+      // that leads with the three, days apart in created order: 7 ms against 22 for GROUP BY.
+      const compiled = this.filtered(
+        database.db
+          .selectFrom("complaints")
+          .select(sql<string>`ftcapi_bucket_counts(created_at, ${sql.lit(SECONDS_PER_HOUR)})`.as("buckets")),
+        query,
+        walkIndex,
+      ).compile();
+      const { rows } = await database.db.executeQuery<{ buckets: string }>(
+        indexedBy(compiled, database.dialect, walkIndex),
+      );
+      return seriesOfPairs(SECONDS_PER_HOUR, JSON.parse(rows[0]?.buckets ?? "[]") as number[]);
+    }
     const compiled = this.filtered(
-      this.database.db
+      database.db
         .selectFrom("complaints")
         .select((eb) => [HOUR_OF_CREATED.as("bucket"), eb.fn.countAll<number>().as("count")]),
       query,
@@ -191,8 +224,8 @@ export class CombinationCounts {
       .groupBy(HOUR_OF_CREATED)
       .orderBy("bucket", "asc")
       .compile();
-    const { rows } = await this.database.db.executeQuery<{ bucket: number; count: number }>(
-      indexedBy(compiled, this.database.dialect, walkIndex),
+    const { rows } = await database.db.executeQuery<{ bucket: number; count: number }>(
+      indexedBy(compiled, database.dialect, walkIndex),
     );
     return seriesOf(SECONDS_PER_HOUR, rows);
   }

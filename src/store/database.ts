@@ -136,6 +136,11 @@ export interface SqliteDatabase extends DatabaseBase {
   readPool(): ReadPoolFigures | undefined;
   /** Whether statements run under `OpenOptions.statementTimeoutMs` (false without it, or when the extension was not built). */
   readonly hasStatementBudget: boolean;
+  /**
+   * Whether every connection has `ftcapi_bucket_counts` (native/bucket-counts.c: rows counted per
+   * hour without SQLite's sort; false when the extension was not built).
+   */
+  readonly hasBucketCounts: boolean;
 }
 
 /** A PostgreSQL server, for several processes and machines. */

@@ -826,6 +826,18 @@ export function sumOfSeries(parts: readonly CountSeries[]): CountSeries {
 /** The widest span of buckets `sumOfSeries` adds up in an array (about 114 years of hours). */
 const DENSE_SPAN_MAX = 1_000_000;
 
+/** A `CountSeries` of bucket, count, bucket, count, ... ascending by bucket (`ftcapi_bucket_counts`). */
+export function seriesOfPairs(bucketSeconds: number, pairs: readonly number[]): CountSeries {
+  const length = pairs.length / 2;
+  const buckets = new Int32Array(length);
+  const before = new Float64Array(length + 1);
+  for (let index = 0; index < length; index++) {
+    buckets[index] = pairs[2 * index]!;
+    before[index + 1] = before[index]! + pairs[2 * index + 1]!;
+  }
+  return new CountSeries(bucketSeconds, buckets, before);
+}
+
 /** A `CountSeries` of rows of (bucket, count), ascending by bucket. */
 export function seriesOf(
   bucketSeconds: number,

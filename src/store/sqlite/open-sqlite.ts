@@ -32,6 +32,7 @@ import {
 import type { Schema } from "../schema.js";
 import { startWorker } from "../start-worker.js";
 import { isDatabaseReady } from "../unavailable.js";
+import { loadBucketCounts } from "./bucket-counts.js";
 import { SqliteComplaintWriter } from "./complaint-writer.js";
 import { counterFileOf, openCounterFile } from "./counter-file.js";
 import { createPrivateFile } from "./create-private-file.js";
@@ -90,6 +91,8 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     options.statementTimeoutMs === undefined
       ? undefined
       : StatementBudget.load(sqlite, options.statementTimeoutMs);
+  // The read threads' connections load it too (read-connection.ts): it is there on all or on none.
+  const hasBucketCounts = loadBucketCounts(sqlite);
   const dialectConfig = { database: withStatementCache(sqlite, budget) };
   const readPool =
     options.readThreads === undefined || options.readThreads === 0
@@ -119,6 +122,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
     sqlite,
     dataVersion,
     hasStatementBudget: budget !== undefined,
+    hasBucketCounts,
     readPool: () => readPool?.figures(),
     ...commitLedger(),
     location: file,
