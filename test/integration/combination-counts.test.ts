@@ -269,4 +269,96 @@ for (const dialect of DIALECTS) {
       }
     });
   });
+
+  describe(`a dense place's rare violation days, sought per subject (${dialect})`, () => {
+    let db: string;
+    let key: string;
+    let rows: string[][];
+
+    before(async () => {
+      db = await freshDatabase(dialect);
+      // A complaint a minute for 20 days in Cincinnati, Ohio (area codes 513 and 937, three
+      // subjects), violated an hour before its creation, but every 300th violated on 1 to 3 March
+      // 2025: about 32 a day of those, spread over the 20 days, so that a page of them spans more
+      // of the city's complaints than a walk of its own index takes unweighed.
+      const start = Date.UTC(2025, 3, 1);
+      const subjects = ["Other", "Charities", "Dropped call or no message"];
+      rows = [];
+      for (let index = 0; index < 28_800; index++) {
+        const created = start + index * 60_000;
+        const violated =
+          index % 300 === 0 ? Date.UTC(2025, 2, 1 + ((index / 300) % 3), 12) : created - 3_600_000;
+        rows.push([
+          `513${String(index).padStart(7, "0")}`,
+          formatDateTime(created / 1000),
+          formatDateTime(violated / 1000),
+          "Cincinnati",
+          "Ohio",
+          index % 7 === 0 ? "937" : "513",
+          subjects[index % 3]!,
+          (index % 300 === 0 ? (index / 300) % 2 === 0 : index % 5 === 0) ? "Y" : "N",
+        ]);
+      }
+      const file = await writeComplaintRows("dense-city-rare-days.csv", rows);
+      const imported = await runCli(["import", "dnc", "--db", db, "--quiet", file]);
+      assert.equal(imported.code, 0, imported.stderr);
+      key = await createKeyWithCli(db);
+    });
+
+    it("counts and pages a city's, an area code's and a state's share exactly, in both orders", async () => {
+      const server = await startTestServer({ db });
+      try {
+        const cases: Array<{ query: string; matches: (row: string[]) => boolean }> = [
+          {
+            query: "city=cincinnati&violation_date=2025-03-02",
+            matches: (row) => row[2]!.startsWith("2025-03-02"),
+          },
+          {
+            query:
+              "city=Cincinnati&state=Ohio&is_robocall=true&violation_date_from=2025-03-01&violation_date_to=2025-03-03",
+            matches: (row) => row[2]!.startsWith("2025-03-0") && row[7] === "Y",
+          },
+          {
+            query:
+              "area_code=513&is_robocall=false&violation_date_from=2025-03-02&violation_date_to=2025-03-03",
+            matches: (row) =>
+              (row[2]!.startsWith("2025-03-02") || row[2]!.startsWith("2025-03-03")) &&
+              row[5] === "513" &&
+              row[7] === "N",
+          },
+        ];
+        for (const { query, matches } of cases) {
+          const newestFirst = rows
+            .filter(matches)
+            .map((row) => row[0]!)
+            .reverse();
+          assert.ok(newestFirst.length > 20, `${query}: ${newestFirst.length}`);
+          for (const order of ["DESC", "ASC"] as const) {
+            const inOrder = order === "DESC" ? newestFirst : [...newestFirst].reverse();
+            for (const offset of [0, 10, newestFirst.length - 25]) {
+              const res = await server.get(
+                `/v0/dnc-complaints?${query}&sort_order=${order}&offset=${offset}`,
+                {
+                  "X-Api-Key": key,
+                },
+              );
+              assert.equal(res.status, 200, res.body);
+              const body = res.json();
+              assert.equal(body.meta["record-total"], newestFirst.length, `${query} ${order} ${offset}`);
+              assert.deepEqual(
+                body.data.map(
+                  (record: { attributes: Record<string, string> }) =>
+                    record.attributes["company-phone-number"],
+                ),
+                inOrder.slice(offset, offset + 50),
+                `${query} ${order} offset ${offset}`,
+              );
+            }
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+    });
+  });
 }
