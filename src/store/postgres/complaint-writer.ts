@@ -42,6 +42,19 @@ const MOVE_STAGED = `with ${[
 ].join(", ")}
 select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`;
 
+/**
+ * A statement of `MOVE_STAGED` (`name`) adding the added rows to the count table `table`, grouped
+ * by its key: each key column with the expression over `added` that gives it.
+ */
+function addedCounts(name: string, table: string, key: Record<string, string>): string {
+  const columns = Object.keys(key);
+  return `${name} as (
+      insert into ${table} (${columns.join(", ")}, count)
+      select ${Object.values(key).join(", ")}, count(*) from added group by ${columns.map((_, index) => index + 1).join(", ")}
+      on conflict (${columns.join(", ")}) do update set count = ${table}.count + excluded.count
+    )`;
+}
+
 /** Daily counts per dimension (`complaint_counts`) and hourly ones (`complaint_hour_counts`). */
 function dimensionCounts(): string[] {
   return [
@@ -79,12 +92,11 @@ function dimensionCounts(): string[] {
 /** Counts by created and violation day: per state, and per flag, subject, area code and their pairs. */
 function violationCounts(): string[] {
   return [
-    `state_violations as (
-      insert into complaint_state_violations (state_key, created_day, violation_day, count)
-      select state_key, ${day("created_at")}, violation_day, count(*) from added group by 1, 2, 3
-      on conflict (state_key, created_day, violation_day)
-        do update set count = complaint_state_violations.count + excluded.count
-    )`,
+    addedCounts("state_violations", "complaint_state_violations", {
+      state_key: "state_key",
+      created_day: day("created_at"),
+      violation_day: "violation_day",
+    }),
     `flag_violations as (
       insert into complaint_flag_violations (dimension, value, created_day, violation_day, count)
       select dimension, value, created_day, violation_day, count(*) from (
@@ -115,31 +127,34 @@ function violationCounts(): string[] {
 /** Counts by created day of state, flag and subject, alone and with an area code, a city or both. */
 function combinationCounts(): string[] {
   return [
-    `combinations as (
-      insert into complaint_combination_counts (state_key, robocall, subject, created_day, count)
-      select state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4
-      on conflict (state_key, robocall, subject, created_day)
-        do update set count = complaint_combination_counts.count + excluded.count
-    )`,
-    `area_combinations as (
-      insert into complaint_area_combination_counts (area_code, state_key, robocall, subject, created_day, count)
-      select area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
-      on conflict (area_code, state_key, robocall, subject, created_day)
-        do update set count = complaint_area_combination_counts.count + excluded.count
-    )`,
-    `city_combinations as (
-      insert into complaint_city_combination_counts (city_key, state_key, robocall, subject, created_day, count)
-      select city_key, state_key, robocall, subject, ${day("created_at")}, count(*) from added group by 1, 2, 3, 4, 5
-      on conflict (city_key, state_key, robocall, subject, created_day)
-        do update set count = complaint_city_combination_counts.count + excluded.count
-    )`,
-    `city_areas as (
-      insert into complaint_city_area_counts (city_key, area_code, state_key, robocall, subject, created_day, count)
-      select city_key, area_code, state_key, robocall, subject, ${day("created_at")}, count(*) from added
-        group by 1, 2, 3, 4, 5, 6
-      on conflict (city_key, area_code, state_key, robocall, subject, created_day)
-        do update set count = complaint_city_area_counts.count + excluded.count
-    )`,
+    addedCounts("combinations", "complaint_combination_counts", {
+      state_key: "state_key",
+      robocall: "robocall",
+      subject: "subject",
+      created_day: day("created_at"),
+    }),
+    addedCounts("area_combinations", "complaint_area_combination_counts", {
+      area_code: "area_code",
+      state_key: "state_key",
+      robocall: "robocall",
+      subject: "subject",
+      created_day: day("created_at"),
+    }),
+    addedCounts("city_combinations", "complaint_city_combination_counts", {
+      city_key: "city_key",
+      state_key: "state_key",
+      robocall: "robocall",
+      subject: "subject",
+      created_day: day("created_at"),
+    }),
+    addedCounts("city_areas", "complaint_city_area_counts", {
+      city_key: "city_key",
+      area_code: "area_code",
+      state_key: "state_key",
+      robocall: "robocall",
+      subject: "subject",
+      created_day: day("created_at"),
+    }),
   ];
 }
 
