@@ -43,14 +43,15 @@ const MOVE_STAGED = `with ${[
 select (select count(*) from added) as added, (select count(*) from complaint_staging) as total`;
 
 /**
- * A statement of `MOVE_STAGED` (`name`) adding the added rows to the count table `table`, grouped
- * by its key: each key column with the expression over `added` that gives it.
+ * A statement of `MOVE_STAGED` (`name`) adding the rows of `from` (the added rows, or a union of
+ * them per dimension) to the count table `table`, grouped by its key: each key column with the
+ * expression over `from` that gives it.
  */
-function addedCounts(name: string, table: string, key: Record<string, string>): string {
+function addedCounts(name: string, table: string, key: Record<string, string>, from = "added"): string {
   const columns = Object.keys(key);
   return `${name} as (
       insert into ${table} (${columns.join(", ")}, count)
-      select ${Object.values(key).join(", ")}, count(*) from added group by ${columns.map((_, index) => index + 1).join(", ")}
+      select ${Object.values(key).join(", ")}, count(*) from ${from} group by ${columns.map((_, index) => index + 1).join(", ")}
       on conflict (${columns.join(", ")}) do update set count = ${table}.count + excluded.count
     )`;
 }
@@ -70,22 +71,24 @@ function dimensionCounts(): string[] {
       union all select 'shown_city', city, ${day("created_at")} from added
       union all select 'subject', subject, ${day("created_at")} from added
     )`,
-    `counted as (
-      insert into complaint_counts (dimension, value, day, count)
-      select dimension, value, day, count(*) from dimensions group by dimension, value, day
-      on conflict (dimension, value, day) do update set count = complaint_counts.count + excluded.count
-    )`,
+    addedCounts(
+      "counted",
+      "complaint_counts",
+      { dimension: "dimension", value: "value", day: "day" },
+      "dimensions",
+    ),
     `hours as (
       ${HOURLY_DIMENSIONS.map(
         ({ name, value, column }) =>
           `select '${name}' as dimension, ${value ?? "''"} as value, ${hour(column)} as hour from added`,
       ).join(" union all ")}
     )`,
-    `counted_hours as (
-      insert into complaint_hour_counts (dimension, value, hour, count)
-      select dimension, value, hour, count(*) from hours group by dimension, value, hour
-      on conflict (dimension, value, hour) do update set count = complaint_hour_counts.count + excluded.count
-    )`,
+    addedCounts(
+      "counted_hours",
+      "complaint_hour_counts",
+      { dimension: "dimension", value: "value", hour: "hour" },
+      "hours",
+    ),
   ];
 }
 
