@@ -902,8 +902,8 @@ export class ComplaintStore {
    * city's 16 robocalls of one violation day, among its 127,000 entries of the year and that day's
    * 28,000 on the days' index: 0.4 ms against 9 to 12 on the days' index). Its cost: a seek is
    * weighed `SEEK_COST` entries, and the entries read are the window's matches, times
-   * `OTHER_FILTERS_SHARE` when a state, the flag or an area code is tested on them. Undefined
-   * when the days cannot be listed.
+   * `OTHER_FILTERS_SHARE` when a state, the flag or an area code is tested on them. `days` are a
+   * listed range's (`violationDaysOf`: at most MAX_VIOLATED_DAYS). Undefined without stored subjects.
    */
   private async walkOnPlaceSubjectIndex<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
@@ -914,20 +914,17 @@ export class ComplaintStore {
     { cost: number; select: SelectQueryBuilder<Schema, "complaints", O>; index: string } | undefined
   > {
     const subjects = await this.stored.of("subject");
-    const dayCount = days.last - days.first + 1;
-    if (subjects.length === 0 || dayCount > MAX_VIOLATED_DAYS) return undefined;
-    const seeks = filter.values.length * subjects.length * dayCount;
+    const column = FILTER_COLUMNS[filter.dimension];
+    const index = indexLedBy([column, "subject", "violation_day"]);
+    if (subjects.length === 0 || index === undefined) return undefined;
+    const seeks = filter.values.length * subjects.length * (days.last - days.first + 1);
     const tested =
       filter.state !== undefined || filter.robocall !== undefined || filter.areaCode !== undefined;
-    const column = FILTER_COLUMNS[filter.dimension];
     return {
       cost: seeks * SEEK_COST + windowMatches * (tested ? OTHER_FILTERS_SHARE : 1),
       // Named: SQLite's planner takes the days' index instead (9 to 12 ms against 0.4 for the city's
       // 16 robocalls of one violation day above).
-      index:
-        filter.dimension === "city"
-          ? "complaints_city_subject_violation"
-          : "complaints_area_subject_violation",
+      index,
       select: withOtherFilters(
         keys
           .where(column, "in", [...filter.values])
