@@ -1,4 +1,4 @@
-import type { SelectQueryBuilder } from "kysely";
+import type { Kysely, SelectQueryBuilder } from "kysely";
 import type { Complaint } from "../domain/complaint.js";
 import type { TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
@@ -134,6 +134,11 @@ export class NestedTally<Keys extends ReadonlyArray<string | number>> {
   size = 0;
 
   add(...keys: Keys): void {
+    this.addTimes(1, keys);
+  }
+
+  /** Adds `times` to the count of `keys`. */
+  addTimes(times: number, keys: Readonly<Keys>): void {
     let level = this.root;
     for (let depth = 0; depth < keys.length - 1; depth++) {
       let next = level.get(keys[depth]!) as Map<string | number, unknown> | undefined;
@@ -146,9 +151,9 @@ export class NestedTally<Keys extends ReadonlyArray<string | number>> {
     const last = keys[keys.length - 1]!;
     const count = level.get(last) as number | undefined;
     if (count === undefined) {
-      level.set(last, 1);
+      level.set(last, times);
       this.size++;
-    } else level.set(last, count + 1);
+    } else level.set(last, count + times);
   }
 
   /**
@@ -274,30 +279,82 @@ function placeCells({
 /** A count table's rows with a created day, a violation day and a count. */
 type ViolationCells = SelectQueryBuilder<
   Schema,
-  "complaint_state_violations" | "complaint_flag_violations" | "complaint_place_violations",
+  | "complaint_state_violations"
+  | "complaint_flag_violations"
+  | "complaint_place_violations"
+  | "complaint_state_violation_blocks"
+  | "complaint_flag_violation_blocks"
+  | "complaint_place_violation_blocks",
   object
 >;
 
+/** A filter's rows of a count table by violation day, or of its table by block when `blocks`. */
+type ViolationCellsOf = (blocks: boolean) => ViolationCells;
+
+/** Whole blocks a range must hold for its sum to read the blocks' table (each part costs a seek). */
+const WHOLE_BLOCKS_MIN = 2;
+
 /**
- * The sums of `cells` per created day, of the violation days `firstDay` to `lastDay`, ascending;
- * only of the created days `createdDays` when given (one seek of the table's key each).
+ * The sums of `cellsOf`'s rows per created day, of the violation days `firstDay` to `lastDay`,
+ * ascending; only of the created days `createdDays` when given (one seek of the table's key each,
+ * per part). A range holding WHOLE_BLOCKS_MIN whole blocks of violation days or more sums those
+ * blocks' rows (`..._violation_blocks`, migration 033) and day rows only for its days outside
+ * them, in one statement.
  */
 async function sumOfViolationDays(
-  cells: ViolationCells,
+  db: Kysely<Schema>,
+  cellsOf: ViolationCellsOf,
   firstDay: number,
   lastDay: number,
   createdDays?: readonly number[],
 ): Promise<CountSeries> {
-  // Each table has the columns the sum reads: typed as the first, it is the same statement over any.
-  const typed = cells as unknown as SelectQueryBuilder<Schema, "complaint_state_violations", object>;
-  const rows = await (createdDays === undefined ? typed : typed.where("created_day", "in", [...createdDays]))
+  const firstWhole = violationBlockOf(firstDay + VIOLATION_BLOCK_DAYS - 1);
+  const afterWhole = violationBlockOf(lastDay + 1);
+  const parts: Array<[blocks: boolean, from: number, to: number]> = [];
+  if (afterWhole - firstWhole < WHOLE_BLOCKS_MIN * VIOLATION_BLOCK_DAYS)
+    parts.push([false, firstDay, lastDay]);
+  else {
+    if (firstDay < firstWhole) parts.push([false, firstDay, firstWhole - 1]);
+    parts.push([true, firstWhole, afterWhole - VIOLATION_BLOCK_DAYS]);
+    if (afterWhole <= lastDay) parts.push([false, afterWhole, lastDay]);
+  }
+  const sums = parts.map(([blocks, from, to]) => {
+    // Each table has the columns the sum reads: typed as the first, it is the same statement over any.
+    const cells = cellsOf(blocks) as unknown as SelectQueryBuilder<
+      Schema,
+      "complaint_state_violations",
+      object
+    >;
+    return (createdDays === undefined ? cells : cells.where("created_day", "in", [...createdDays]))
+      .select((eb) => ["created_day", eb.fn.sum<number>("count").as("count")])
+      .where("violation_day", ">=", from)
+      .where("violation_day", "<=", to)
+      .groupBy("created_day");
+  });
+  const rows = await db
+    .selectFrom(
+      sums
+        .slice(1)
+        .reduce((union, sum) => union.unionAll(sum), sums[0]!)
+        .as("parts"),
+    )
     .select((eb) => ["created_day as bucket", eb.fn.sum<number>("count").as("count")])
-    .where("violation_day", ">=", firstDay)
-    .where("violation_day", "<=", lastDay)
     .groupBy("created_day")
     .orderBy("created_day")
     .execute();
   return seriesOf(SECONDS_PER_DAY, rows);
+}
+
+/**
+ * Violation days per row of the `..._violation_blocks` tables (migration 033, where it is frozen):
+ * a range of violation days sums a block's row for each of its whole blocks, and day rows only for
+ * the days at its two ends.
+ */
+export const VIOLATION_BLOCK_DAYS = 16;
+
+/** The first day of `day`'s block of VIOLATION_BLOCK_DAYS (days since 1970, before 1970 too). */
+export function violationBlockOf(day: number): number {
+  return day - (((day % VIOLATION_BLOCK_DAYS) + VIOLATION_BLOCK_DAYS) % VIOLATION_BLOCK_DAYS);
 }
 
 /**
@@ -611,13 +668,20 @@ export class DimensionCounts {
         const place = placeCells(filter);
         if (place !== undefined) {
           // The place's rows, in created-day order by the table's key: no seek per day needed.
-          let cells = db
-            .selectFrom("complaint_place_violations")
-            .where("place", "=", place.place)
-            .where("value", "in", place.values);
-          if (state !== undefined) cells = cells.where("state_key", "=", state);
-          if (robocall !== undefined) cells = cells.where("robocall", "=", robocall);
-          return sumOfViolationDays(cells, firstDay, lastDay);
+          return sumOfViolationDays(
+            db,
+            (blocks) => {
+              let cells = db
+                .selectFrom(blocks ? "complaint_place_violation_blocks" : "complaint_place_violations")
+                .where("place", "=", place.place)
+                .where("value", "in", place.values);
+              if (state !== undefined) cells = cells.where("state_key", "=", state);
+              if (robocall !== undefined) cells = cells.where("robocall", "=", robocall);
+              return cells;
+            },
+            firstDay,
+            lastDay,
+          );
         }
         if (dimension === "city") throw new Error("a city is counted in complaint_place_violations");
         const days = new Set<number>();
@@ -626,20 +690,17 @@ export class DimensionCounts {
           for (const bucket of series.buckets) days.add(bucket);
         }
         if (days.size === 0) return seriesOf(SECONDS_PER_DAY, []);
-        const combined = combinedCells(filter);
-        const cells =
-          combined !== undefined
+        const flag = combinedCells(filter) ?? (dimension === "state" ? undefined : { dimension, values });
+        const cellsOf: ViolationCellsOf = (blocks) =>
+          flag === undefined
             ? db
-                .selectFrom("complaint_flag_violations")
-                .where("dimension", "=", combined.dimension)
-                .where("value", "in", combined.values)
-            : dimension === "state"
-              ? db.selectFrom("complaint_state_violations").where("state_key", "in", values)
-              : db
-                  .selectFrom("complaint_flag_violations")
-                  .where("dimension", "=", dimension)
-                  .where("value", "in", values);
-        return sumOfViolationDays(cells, firstDay, lastDay, [...days]);
+                .selectFrom(blocks ? "complaint_state_violation_blocks" : "complaint_state_violations")
+                .where("state_key", "in", values)
+            : db
+                .selectFrom(blocks ? "complaint_flag_violation_blocks" : "complaint_flag_violations")
+                .where("dimension", "=", flag.dimension)
+                .where("value", "in", flag.values);
+        return sumOfViolationDays(db, cellsOf, firstDay, lastDay, [...days]);
       },
       keptSeriesBytes,
     );

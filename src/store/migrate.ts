@@ -32,6 +32,7 @@ import { cityAreaCounts } from "./migrations/029-city-area-counts.js";
 import { subjectCombinationViolations } from "./migrations/030-subject-combination-violations.js";
 import { placeViolations } from "./migrations/031-place-violations.js";
 import { placeSubjectIndexes } from "./migrations/032-place-subject-indexes.js";
+import { violationBlocks } from "./migrations/033-violation-blocks.js";
 import type { DialectMigration } from "./migrations/migration.js";
 
 /**
@@ -73,6 +74,7 @@ const MIGRATIONS: ReadonlyArray<[name: string, migration: DialectMigration]> = [
   ["030-subject-combination-violations", subjectCombinationViolations],
   ["031-place-violations", placeViolations],
   ["032-place-subject-indexes", placeSubjectIndexes],
+  ["033-violation-blocks", violationBlocks],
 ];
 
 /** The migrations for the database's dialect, by name. */

@@ -271,6 +271,14 @@ export interface Schema {
   complaint_city_combination_counts: ComplaintCityCombinationCountTable;
   complaint_city_area_counts: ComplaintCityAreaCountTable;
   complaint_place_violations: ComplaintPlaceViolationTable;
+  /**
+   * The three `..._violation_blocks` tables: the columns of their day tables, their counts summed
+   * over blocks of `VIOLATION_BLOCK_DAYS` violation days, each row's `violation_day` the first day
+   * of its block (migration 033).
+   */
+  complaint_state_violation_blocks: ComplaintStateViolationTable;
+  complaint_flag_violation_blocks: ComplaintFlagViolationTable;
+  complaint_place_violation_blocks: ComplaintPlaceViolationTable;
   complaint_phone_totals: ComplaintPhoneTotalTable;
   api_keys: ApiKeyTable;
   settings: SettingTable;

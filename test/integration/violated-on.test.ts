@@ -41,10 +41,13 @@ type Filter = { parameter: string; matches: (row: Row) => boolean };
 async function expectedViolatedOn(
   location: string,
   dimension: Counted = "violated_on",
+  blocks = false,
 ): Promise<HourCount[]> {
   const counts = new Map<string, number>();
   for (const row of await storedComplaintRows(location)) {
-    const day = String(Math.floor(row.violation_at / DAY));
+    const violationDay = Math.floor(row.violation_at / DAY);
+    // With `blocks`, the first day of the violation day's block of 16 (migration 033).
+    const day = String(blocks ? violationDay - (((violationDay % 16) + 16) % 16) : violationDay);
     const values =
       dimension === "violated_on"
         ? [day]
@@ -87,12 +90,16 @@ async function expectedViolatedOn(
   });
 }
 
-async function storedViolatedOn(location: string, dimension: Counted = "violated_on"): Promise<HourCount[]> {
+async function storedViolatedOn(
+  location: string,
+  dimension: Counted = "violated_on",
+  blocks = false,
+): Promise<HourCount[]> {
   const database = openDatabase(location);
   try {
     if (dimension === "state_violated_on") {
       const rows = await database.db
-        .selectFrom("complaint_state_violations")
+        .selectFrom(blocks ? "complaint_state_violation_blocks" : "complaint_state_violations")
         .select(["state_key", "created_day", "violation_day", "count"])
         .execute();
       return rows.map((row) => ({
@@ -103,7 +110,7 @@ async function storedViolatedOn(location: string, dimension: Counted = "violated
     }
     if (dimension === "flag_violated_on") {
       const rows = await database.db
-        .selectFrom("complaint_flag_violations")
+        .selectFrom(blocks ? "complaint_flag_violation_blocks" : "complaint_flag_violations")
         .select(["dimension", "value", "created_day", "violation_day", "count"])
         .execute();
       return rows.map((row) => ({
@@ -114,7 +121,7 @@ async function storedViolatedOn(location: string, dimension: Counted = "violated
     }
     if (dimension === "place_violated_on") {
       const rows = await database.db
-        .selectFrom("complaint_place_violations")
+        .selectFrom(blocks ? "complaint_place_violation_blocks" : "complaint_place_violations")
         .select(["place", "value", "created_day", "violation_day", "state_key", "robocall", "count"])
         .execute();
       return rows.map((row) => ({
@@ -295,6 +302,15 @@ for (const dialect of DIALECTS) {
           dimension,
         );
       }
+      for (const dimension of ["state_violated_on", "flag_violated_on", "place_violated_on"] as const) {
+        const expected = await expectedViolatedOn(db, dimension, true);
+        assert.ok(expected.length > 500);
+        assert.deepEqual(
+          (await storedViolatedOn(db, dimension, true)).sort(byKey),
+          expected.sort(byKey),
+          `${dimension} per block`,
+        );
+      }
     });
 
     it("are computed for a database made before them", async () => {
@@ -372,6 +388,16 @@ for (const dialect of DIALECTS) {
         (await storedViolatedOn(db, "place_violated_on")).sort(byKey),
         (await expectedViolatedOn(db, "place_violated_on")).sort(byKey),
       );
+      await migrateAgain(db, "033-violation-blocks", async (kysely) => {
+        for (const table of ["state", "flag", "place"])
+          await kysely.schema.dropTable(`complaint_${table}_violation_blocks`).execute();
+      });
+      for (const dimension of ["state_violated_on", "flag_violated_on", "place_violated_on"] as const)
+        assert.deepEqual(
+          (await storedViolatedOn(db, dimension, true)).sort(byKey),
+          (await expectedViolatedOn(db, dimension, true)).sort(byKey),
+          `${dimension} per block`,
+        );
       await migrateAgain(db, "023-flag-violation-hours", async (kysely) => {
         await kysely.schema.dropTable("complaint_flag_violation_hours").execute();
       });
@@ -621,6 +647,59 @@ for (const dialect of DIALECTS) {
                 `${JSON.stringify(range)} ${filter?.parameter ?? ""} ${JSON.stringify(created ?? {})} ${order} offset ${offset}`,
               );
             }
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it("sum whole blocks of violation days and the days at either end, wherever a range begins and ends", async () => {
+      const key = await createKeyWithCli(db, "blocks@example.com", "--unlimited");
+      const server = await startTestServer({ db });
+      try {
+        const rows = await storedComplaintRows(db);
+        const newestDay = Math.floor(Math.max(...rows.map((row) => row.violation_at)) / DAY);
+        const first = rows.find(
+          (row) => row.city_key !== "" && row.created_at < Date.UTC(2024, 4, 11) / 1000,
+        )!;
+        const filters: Filter[] = [
+          { parameter: "state=Texas", matches: (row) => row.state_key === "texas" },
+          { parameter: "is_robocall=true", matches: (row) => row.robocall === "Y" },
+          {
+            parameter: `subject=${encodeURIComponent(first.subject)}&state=${encodeURIComponent(first.state)}`,
+            matches: (row) => row.subject === first.subject && row.state_key === first.state_key,
+          },
+          {
+            parameter: `area_code=${first.area_code}&is_robocall=${first.robocall === "Y"}`,
+            matches: (row) => row.area_code === first.area_code && row.robocall === first.robocall,
+          },
+          {
+            parameter: `city=${encodeURIComponent(first.city)}`,
+            matches: (row) => row.city_key === first.city_key,
+          },
+        ];
+        // Ranges of 46 to 76 days, where most complaints were violated, beginning and ending on
+        // every day of a block of 16: none, one or two partial blocks at their ends around whole ones.
+        for (let index = 0; index < 16; index++) {
+          const range = { from: newestDay - 75 + index, to: newestDay - index };
+          for (const filter of filters) {
+            const count = rows.filter(
+              (row) =>
+                row.violation_at >= range.from * DAY &&
+                row.violation_at < (range.to + 1) * DAY &&
+                filter.matches(row),
+            ).length;
+            const res = await server.get(
+              `/v0/dnc-complaints?violation_date_from=${dayText(range.from)}&violation_date_to=${dayText(range.to)}&${filter.parameter}&items_per_page=1`,
+              { "X-Api-Key": key },
+            );
+            assert.equal(res.status, 200, res.body);
+            assert.equal(
+              res.json().meta["record-total"],
+              count,
+              `${JSON.stringify(range)} ${filter.parameter}`,
+            );
           }
         }
       } finally {

@@ -12,7 +12,7 @@ import type { CommitOptions } from "../commit-options.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "../complaint-indexes.js";
 import type { ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import type { PostgresDatabase } from "../database.js";
-import { HOURLY_DIMENSIONS } from "../dimension-counts.js";
+import { HOURLY_DIMENSIONS, VIOLATION_BLOCK_DAYS } from "../dimension-counts.js";
 
 const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
@@ -21,6 +21,9 @@ const COLUMNS =
 const day = (column: string) => `floor(${column} / ${SECONDS_PER_DAY}.0)::integer`;
 /** Hours since 1970 of a time column (seconds). */
 const hour = (column: string) => `floor(${column} / ${SECONDS_PER_HOUR}.0)::integer`;
+
+/** The first day of a violation day's block, as `violationBlockOf` (`%` truncates before 1970). */
+const BLOCK = `violation_day - ((violation_day % ${VIOLATION_BLOCK_DAYS}) + ${VIOLATION_BLOCK_DAYS}) % ${VIOLATION_BLOCK_DAYS}`;
 
 /**
  * The one statement of `commit`: moves the staged rows into `complaints` (a repeated id is left
@@ -92,32 +95,48 @@ function dimensionCounts(): string[] {
   ];
 }
 
-/** Counts by created and violation day: per state, and per flag, subject, area code and their pairs. */
+/**
+ * Counts by created and violation day: per state, and per flag, subject, area code and their pairs;
+ * each also per block of violation days (`..._violation_blocks`).
+ */
 function violationCounts(): string[] {
+  const flagKey = { dimension: "dimension", value: "value", created_day: "created_day" };
   return [
-    addedCounts("state_violations", "complaint_state_violations", {
-      state_key: "state_key",
-      created_day: day("created_at"),
-      violation_day: "violation_day",
-    }),
-    `flag_violations as (
-      insert into complaint_flag_violations (dimension, value, created_day, violation_day, count)
-      select dimension, value, created_day, violation_day, count(*) from (
-        select 'robocall' as dimension, robocall as value, ${day("created_at")} as created_day, violation_day from added
-        union all select 'subject', subject, ${day("created_at")}, violation_day from added
-        union all select 'area', area_code, ${day("created_at")}, violation_day from added
-        union all select 'state_robocall', state_key || chr(31) || robocall, ${day("created_at")}, violation_day
-          from added
-        union all select 'subject_robocall', subject || chr(31) || robocall, ${day("created_at")}, violation_day
-          from added
-        union all select 'state_subject', state_key || chr(31) || subject, ${day("created_at")}, violation_day
-          from added
-        union all select 'state_subject_robocall', state_key || chr(31) || subject || chr(31) || robocall,
-          ${day("created_at")}, violation_day from added
-      ) as flags group by 1, 2, 3, 4
-      on conflict (dimension, value, created_day, violation_day)
-        do update set count = complaint_flag_violations.count + excluded.count
+    ...[
+      ["state_violations", "complaint_state_violations", "violation_day"],
+      ["state_violation_blocks", "complaint_state_violation_blocks", BLOCK],
+    ].map(([name, table, violationDay]) =>
+      addedCounts(name!, table!, {
+        state_key: "state_key",
+        created_day: day("created_at"),
+        violation_day: violationDay!,
+      }),
+    ),
+    `flags as (
+      select 'robocall' as dimension, robocall as value, ${day("created_at")} as created_day, violation_day from added
+      union all select 'subject', subject, ${day("created_at")}, violation_day from added
+      union all select 'area', area_code, ${day("created_at")}, violation_day from added
+      union all select 'state_robocall', state_key || chr(31) || robocall, ${day("created_at")}, violation_day
+        from added
+      union all select 'subject_robocall', subject || chr(31) || robocall, ${day("created_at")}, violation_day
+        from added
+      union all select 'state_subject', state_key || chr(31) || subject, ${day("created_at")}, violation_day
+        from added
+      union all select 'state_subject_robocall', state_key || chr(31) || subject || chr(31) || robocall,
+        ${day("created_at")}, violation_day from added
     )`,
+    addedCounts(
+      "flag_violations",
+      "complaint_flag_violations",
+      { ...flagKey, violation_day: "violation_day" },
+      "flags",
+    ),
+    addedCounts(
+      "flag_violation_blocks",
+      "complaint_flag_violation_blocks",
+      { ...flagKey, violation_day: BLOCK },
+      "flags",
+    ),
     `flag_violation_hours as (
       insert into complaint_flag_violation_hours (dimension, value, created_hour, violation_day, count)
       select 'robocall', robocall, ${hour("created_at")}, violation_day, count(*) from added group by 2, 3, 4
@@ -161,24 +180,36 @@ function combinationCounts(): string[] {
   ];
 }
 
-/** Counts of an area code, a city (not an empty one) and both, by created and violation day, state and flag. */
+/**
+ * Counts of an area code, a city (not an empty one) and both, by created and violation day, state
+ * and flag; also per block of violation days.
+ */
 function placeViolationCounts(): string[] {
+  const placeKey = { place: "place", value: "value", created_day: "created_day" };
+  const stateAndFlag = { state_key: "state_key", robocall: "robocall" };
   return [
-    `place_violations as (
-      insert into complaint_place_violations (place, value, created_day, violation_day, state_key, robocall, count)
-      select place, value, created_day, violation_day, state_key, robocall, count(*) from (
-        select 'area' as place, area_code as value, ${day("created_at")} as created_day, violation_day, state_key,
-            robocall
-          from added
-        union all select 'city', city_key, ${day("created_at")}, violation_day, state_key, robocall
-          from added where city_key <> ''
-        union all select 'city_area', city_key || chr(31) || area_code, ${day("created_at")}, violation_day,
-            state_key, robocall
-          from added where city_key <> ''
-      ) as places group by 1, 2, 3, 4, 5, 6
-      on conflict (place, value, created_day, violation_day, state_key, robocall)
-        do update set count = complaint_place_violations.count + excluded.count
+    `places as (
+      select 'area' as place, area_code as value, ${day("created_at")} as created_day, violation_day, state_key,
+          robocall
+        from added
+      union all select 'city', city_key, ${day("created_at")}, violation_day, state_key, robocall
+        from added where city_key <> ''
+      union all select 'city_area', city_key || chr(31) || area_code, ${day("created_at")}, violation_day,
+          state_key, robocall
+        from added where city_key <> ''
     )`,
+    addedCounts(
+      "place_violations",
+      "complaint_place_violations",
+      { ...placeKey, violation_day: "violation_day", ...stateAndFlag },
+      "places",
+    ),
+    addedCounts(
+      "place_violation_blocks",
+      "complaint_place_violation_blocks",
+      { ...placeKey, violation_day: BLOCK, ...stateAndFlag },
+      "places",
+    ),
   ];
 }
 

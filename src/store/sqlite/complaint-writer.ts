@@ -21,6 +21,7 @@ import {
   DimensionTally,
   HOURLY_DIMENSIONS,
   NestedTally,
+  violationBlockOf,
 } from "../dimension-counts.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
 import type { FlagViolationDimension } from "../schema.js";
@@ -67,6 +68,9 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   private readonly cityCombinationStatement: BetterSqlite3.Statement;
   private readonly cityAreaStatement: BetterSqlite3.Statement;
   private readonly placeViolationStatement: BetterSqlite3.Statement;
+  private readonly stateViolationBlockStatement: BetterSqlite3.Statement;
+  private readonly flagViolationBlockStatement: BetterSqlite3.Statement;
+  private readonly placeViolationBlockStatement: BetterSqlite3.Statement;
   private readonly phoneTotalStatement: BetterSqlite3.Statement;
   private readonly counts = new DimensionTally(SECONDS_PER_DAY, DAILY_DIMENSIONS);
   private readonly hourCounts = new DimensionTally(
@@ -187,14 +191,13 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_minute_counts (minute, count) values (?, ?)
         on conflict (minute) do update set count = count + excluded.count`,
     );
-    this.stateViolationStatement = database.sqlite.prepare(
-      `insert into complaint_state_violations (state_key, created_day, violation_day, count) values (?, ?, ?, ?)
-        on conflict (state_key, created_day, violation_day) do update set count = count + excluded.count`,
-    );
-    this.flagViolationStatement = database.sqlite.prepare(
-      `insert into complaint_flag_violations (dimension, value, created_day, violation_day, count) values (?, ?, ?, ?, ?)
-        on conflict (dimension, value, created_day, violation_day) do update set count = count + excluded.count`,
-    );
+    const stateKey = ["state_key", "created_day", "violation_day"];
+    const flagKey = ["dimension", "value", "created_day", "violation_day"];
+    const placeKey = ["place", "value", "created_day", "violation_day", "state_key", "robocall"];
+    this.stateViolationStatement = addCount(database, "complaint_state_violations", stateKey);
+    this.stateViolationBlockStatement = addCount(database, "complaint_state_violation_blocks", stateKey);
+    this.flagViolationStatement = addCount(database, "complaint_flag_violations", flagKey);
+    this.flagViolationBlockStatement = addCount(database, "complaint_flag_violation_blocks", flagKey);
     this.flagViolationHourStatement = database.sqlite.prepare(
       `insert into complaint_flag_violation_hours (dimension, value, created_hour, violation_day, count)
         values ('robocall', ?, ?, ?, ?)
@@ -220,12 +223,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         on conflict (city_key, area_code, state_key, robocall, subject, created_day)
           do update set count = count + excluded.count`,
     );
-    this.placeViolationStatement = database.sqlite.prepare(
-      `insert into complaint_place_violations (place, value, created_day, violation_day, state_key, robocall, count)
-        values (?, ?, ?, ?, ?, ?, ?)
-        on conflict (place, value, created_day, violation_day, state_key, robocall)
-          do update set count = count + excluded.count`,
-    );
+    this.placeViolationStatement = addCount(database, "complaint_place_violations", placeKey);
+    this.placeViolationBlockStatement = addCount(database, "complaint_place_violation_blocks", placeKey);
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
         on conflict (phone) do update set count = count + excluded.count,
@@ -383,44 +382,24 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       this.countStatement.run(name, value, day, count);
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
-    this.stateViolations.forEach(([stateKey, createdDay, violationDay], count) => {
-      this.stateViolationStatement.run(stateKey, createdDay, violationDay, count);
-    });
-    this.flagViolations.forEach(([dimension, value, createdDay, violationDay], count) => {
-      this.flagViolationStatement.run(dimension, value, createdDay, violationDay, count);
-    });
-    this.flagViolationHours.forEach(([value, createdHour, violationDay], count) => {
-      this.flagViolationHourStatement.run(value, createdHour, violationDay, count);
-    });
-    this.combinations.forEach(([stateKey, robocall, subject, createdDay], count) => {
-      this.combinationStatement.run(stateKey, robocall, subject, createdDay, count);
-    });
-    this.areaCombinations.forEach(([areaCode, stateKey, robocall, subject, createdDay], count) => {
-      this.areaCombinationStatement.run(areaCode, stateKey, robocall, subject, createdDay, count);
-    });
-    this.cityCombinations.forEach(([cityKey, stateKey, robocall, subject, createdDay], count) => {
-      this.cityCombinationStatement.run(cityKey, stateKey, robocall, subject, createdDay, count);
-    });
-    this.cityAreas.forEach(([cityKey, areaCode, stateKey, robocall, subject, createdDay], count) => {
-      this.cityAreaStatement.run(cityKey, areaCode, stateKey, robocall, subject, createdDay, count);
-    });
-    this.placeViolations.forEach(([place, value, createdDay, violationDay, stateKey, robocall], count) => {
-      this.placeViolationStatement.run(place, value, createdDay, violationDay, stateKey, robocall, count);
-    });
-    this.cityAreaViolations.forEach(
-      ([cityKey, areaCode, createdDay, violationDay, stateKey, robocall], count) => {
-        const value = combinedValue(cityKey, areaCode);
-        this.placeViolationStatement.run(
-          "city_area",
-          value,
-          createdDay,
-          violationDay,
-          stateKey,
-          robocall,
-          count,
-        );
-      },
-    );
+    writeEach(this.stateViolations, this.stateViolationStatement);
+    writeEach(blocksOf(this.stateViolations, 2), this.stateViolationBlockStatement);
+    writeEach(this.flagViolations, this.flagViolationStatement);
+    writeEach(blocksOf(this.flagViolations, 3), this.flagViolationBlockStatement);
+    writeEach(this.flagViolationHours, this.flagViolationHourStatement);
+    writeEach(this.combinations, this.combinationStatement);
+    writeEach(this.areaCombinations, this.areaCombinationStatement);
+    writeEach(this.cityCombinations, this.cityCombinationStatement);
+    writeEach(this.cityAreas, this.cityAreaStatement);
+    writeEach(this.placeViolations, this.placeViolationStatement);
+    writeEach(blocksOf(this.placeViolations, 3), this.placeViolationBlockStatement);
+    for (const [tally, statement] of [
+      [this.cityAreaViolations, this.placeViolationStatement],
+      [blocksOf(this.cityAreaViolations, 3), this.placeViolationBlockStatement],
+    ] as const)
+      tally.forEach(([cityKey, areaCode, ...rest], count) => {
+        statement.run("city_area", combinedValue(cityKey, areaCode), ...rest, count);
+      });
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     for (const [phone, total] of this.phoneTotals)
       this.phoneTotalStatement.run(phone, total.count, total.newestAt);
@@ -489,4 +468,43 @@ export class SqliteComplaintWriter implements ComplaintWriter {
   async close(): Promise<void> {
     await this.rollback();
   }
+}
+
+/** An upsert adding a count to the row of `table` keyed by `columns`, given in that order. */
+function addCount(
+  database: SqliteDatabase,
+  table: string,
+  columns: readonly string[],
+): BetterSqlite3.Statement {
+  return database.sqlite.prepare(
+    `insert into ${table} (${columns.join(", ")}, count) values (${columns.map(() => "?").join(", ")}, ?)
+      on conflict (${columns.join(", ")}) do update set count = count + excluded.count`,
+  );
+}
+
+/** Adds each count of `tally` with `statement`, its keys then the count. */
+function writeEach<Keys extends ReadonlyArray<string | number>>(
+  tally: NestedTally<Keys>,
+  statement: BetterSqlite3.Statement,
+): void {
+  tally.forEach((keys, count) => {
+    statement.run(...keys, count);
+  });
+}
+
+/**
+ * `tally`'s counts summed per block of violation days (the key at `dayAt` a violation day), as the
+ * `..._violation_blocks` tables keep them: each block keyed by its first day (`violationBlockOf`).
+ */
+function blocksOf<Keys extends ReadonlyArray<string | number>>(
+  tally: NestedTally<Keys>,
+  dayAt: number,
+): NestedTally<Keys> {
+  const blocks = new NestedTally<Keys>();
+  tally.forEach((keys, count) => {
+    const blockKeys: Array<string | number> = [...keys];
+    blockKeys[dayAt] = violationBlockOf(keys[dayAt] as number);
+    blocks.addTimes(count, blockKeys as unknown as Keys);
+  });
+  return blocks;
 }
