@@ -296,8 +296,7 @@ const WHOLE_BLOCKS_MIN = 2;
 
 /**
  * The sums of `cellsOf`'s rows per created day, of the violation days `firstDay` to `lastDay`,
- * ascending; only of the created days `createdDays` when given (one seek of the table's key each,
- * per part). A range holding WHOLE_BLOCKS_MIN whole blocks of violation days or more sums those
+ * ascending, of the created days `createdDays` (one seek of the table's key each, per part). A range holding WHOLE_BLOCKS_MIN whole blocks of violation days or more sums those
  * blocks' rows (`..._violation_blocks`, migration 033) and day rows only for its days outside
  * them, in one statement.
  */
@@ -306,7 +305,7 @@ async function sumOfViolationDays(
   cellsOf: ViolationCellsOf,
   firstDay: number,
   lastDay: number,
-  createdDays?: readonly number[],
+  createdDays: readonly number[],
 ): Promise<CountSeries> {
   const firstWhole = violationBlockOf(firstDay + VIOLATION_BLOCK_DAYS - 1);
   const afterWhole = violationBlockOf(lastDay + 1);
@@ -325,7 +324,8 @@ async function sumOfViolationDays(
       "complaint_state_violations",
       object
     >;
-    return (createdDays === undefined ? cells : cells.where("created_day", "in", [...createdDays]))
+    return cells
+      .where("created_day", "in", [...createdDays])
       .select((eb) => ["created_day", eb.fn.sum<number>("count").as("count")])
       .where("violation_day", ">=", from)
       .where("violation_day", "<=", to)
@@ -665,9 +665,17 @@ export class DimensionCounts {
       version,
       async () => {
         const db = this.database.db;
+        // The created days the filter has complaints on (its daily counts name them): each part of
+        // the sum seeks each of them in its table's key, instead of reading every violation day.
+        const days = new Set<number>();
+        for (const value of values) {
+          const name = dimension === "city" ? "any_city" : dimension;
+          const series = await this.daily({ name, value, column: "created_at" });
+          for (const bucket of series.buckets) days.add(bucket);
+        }
+        if (days.size === 0) return seriesOf(SECONDS_PER_DAY, []);
         const place = placeCells(filter);
-        if (place !== undefined) {
-          // The place's rows, in created-day order by the table's key: no seek per day needed.
+        if (place !== undefined)
           return sumOfViolationDays(
             db,
             (blocks) => {
@@ -681,15 +689,9 @@ export class DimensionCounts {
             },
             firstDay,
             lastDay,
+            [...days],
           );
-        }
         if (dimension === "city") throw new Error("a city is counted in complaint_place_violations");
-        const days = new Set<number>();
-        for (const value of values) {
-          const series = await this.daily({ name: dimension, value, column: "created_at" });
-          for (const bucket of series.buckets) days.add(bucket);
-        }
-        if (days.size === 0) return seriesOf(SECONDS_PER_DAY, []);
         const flag = combinedCells(filter) ?? (dimension === "state" ? undefined : { dimension, values });
         const cellsOf: ViolationCellsOf = (blocks) =>
           flag === undefined
