@@ -352,6 +352,12 @@ async function sumOfViolationDays(
  */
 export const VIOLATION_BLOCK_DAYS = 16;
 
+/**
+ * `violationBlockOf` of the column `violation_day` in SQL, on both dialects (their `%` truncates
+ * toward zero, so it is brought back up before 1970).
+ */
+export const VIOLATION_BLOCK_SQL = `violation_day - ((violation_day % ${VIOLATION_BLOCK_DAYS}) + ${VIOLATION_BLOCK_DAYS}) % ${VIOLATION_BLOCK_DAYS}`;
+
 /** The first day of `day`'s block of VIOLATION_BLOCK_DAYS (days since 1970, before 1970 too). */
 export function violationBlockOf(day: number): number {
   return day - (((day % VIOLATION_BLOCK_DAYS) + VIOLATION_BLOCK_DAYS) % VIOLATION_BLOCK_DAYS);

@@ -12,7 +12,7 @@ import type { CommitOptions } from "../commit-options.js";
 import { createSecondaryIndexStatements, dropSecondaryIndexStatements } from "../complaint-indexes.js";
 import type { ComplaintWriter, WriteResult } from "../complaint-writer.js";
 import type { PostgresDatabase } from "../database.js";
-import { HOURLY_DIMENSIONS, VIOLATION_BLOCK_DAYS } from "../dimension-counts.js";
+import { HOURLY_DIMENSIONS, VIOLATION_BLOCK_SQL } from "../dimension-counts.js";
 
 const COLUMNS =
   "created_at, id, violation_at, phone, city, state, area_code, subject, robocall, state_key, city_key";
@@ -21,9 +21,6 @@ const COLUMNS =
 const day = (column: string) => `floor(${column} / ${SECONDS_PER_DAY}.0)::integer`;
 /** Hours since 1970 of a time column (seconds). */
 const hour = (column: string) => `floor(${column} / ${SECONDS_PER_HOUR}.0)::integer`;
-
-/** The first day of a violation day's block, as `violationBlockOf` (`%` truncates before 1970). */
-const BLOCK = `violation_day - ((violation_day % ${VIOLATION_BLOCK_DAYS}) + ${VIOLATION_BLOCK_DAYS}) % ${VIOLATION_BLOCK_DAYS}`;
 
 /**
  * The one statement of `commit`: moves the staged rows into `complaints` (a repeated id is left
@@ -104,7 +101,7 @@ function violationCounts(): string[] {
   return [
     ...[
       ["state_violations", "complaint_state_violations", "violation_day"],
-      ["state_violation_blocks", "complaint_state_violation_blocks", BLOCK],
+      ["state_violation_blocks", "complaint_state_violation_blocks", VIOLATION_BLOCK_SQL],
     ].map(([name, table, violationDay]) =>
       addedCounts(name!, table!, {
         state_key: "state_key",
@@ -134,7 +131,7 @@ function violationCounts(): string[] {
     addedCounts(
       "flag_violation_blocks",
       "complaint_flag_violation_blocks",
-      { ...flagKey, violation_day: BLOCK },
+      { ...flagKey, violation_day: VIOLATION_BLOCK_SQL },
       "flags",
     ),
     `flag_violation_hours as (
@@ -207,7 +204,7 @@ function placeViolationCounts(): string[] {
     addedCounts(
       "place_violation_blocks",
       "complaint_place_violation_blocks",
-      { ...placeKey, violation_day: BLOCK, ...stateAndFlag },
+      { ...placeKey, violation_day: VIOLATION_BLOCK_SQL, ...stateAndFlag },
       "places",
     ),
   ];

@@ -21,6 +21,7 @@ import {
   DimensionTally,
   HOURLY_DIMENSIONS,
   NestedTally,
+  VIOLATION_BLOCK_SQL,
   violationBlockOf,
 } from "../dimension-counts.js";
 import { RepeatedIdError } from "../repeated-id-error.js";
@@ -383,23 +384,25 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const [name, value, hour, count] of this.hourCounts.entries())
       this.hourCountStatement.run(name, value, hour, count);
     writeEach(this.stateViolations, this.stateViolationStatement);
-    writeEach(blocksOf(this.stateViolations, 2), this.stateViolationBlockStatement);
     writeEach(this.flagViolations, this.flagViolationStatement);
-    writeEach(blocksOf(this.flagViolations, 3), this.flagViolationBlockStatement);
     writeEach(this.flagViolationHours, this.flagViolationHourStatement);
     writeEach(this.combinations, this.combinationStatement);
     writeEach(this.areaCombinations, this.areaCombinationStatement);
     writeEach(this.cityCombinations, this.cityCombinationStatement);
     writeEach(this.cityAreas, this.cityAreaStatement);
     writeEach(this.placeViolations, this.placeViolationStatement);
-    writeEach(blocksOf(this.placeViolations, 3), this.placeViolationBlockStatement);
-    for (const [tally, statement] of [
-      [this.cityAreaViolations, this.placeViolationStatement],
-      [blocksOf(this.cityAreaViolations, 3), this.placeViolationBlockStatement],
-    ] as const)
+    const cityAreas = (tally: typeof this.cityAreaViolations, statement: BetterSqlite3.Statement) =>
       tally.forEach(([cityKey, areaCode, ...rest], count) => {
         statement.run("city_area", combinedValue(cityKey, areaCode), ...rest, count);
       });
+    cityAreas(this.cityAreaViolations, this.placeViolationStatement);
+    // A first load sums the blocks once at commit (`sumViolationBlocks`), from the complete day rows.
+    if (!this.bulk) {
+      writeEach(blocksOf(this.stateViolations, 2), this.stateViolationBlockStatement);
+      writeEach(blocksOf(this.flagViolations, 3), this.flagViolationBlockStatement);
+      writeEach(blocksOf(this.placeViolations, 3), this.placeViolationBlockStatement);
+      cityAreas(blocksOf(this.cityAreaViolations, 3), this.placeViolationBlockStatement);
+    }
     for (const [minute, count] of this.minuteCounts) this.minuteCountStatement.run(minute, count);
     for (const [phone, total] of this.phoneTotals)
       this.phoneTotalStatement.run(phone, total.count, total.newestAt);
@@ -412,11 +415,34 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     for (const statement of commitStatements(this.database, COMPLAINTS, changed, options))
       this.database.sqlite.prepare(statement.sql).run(...(statement.parameters as unknown[]));
     this.writeCounts();
-    if (this.bulk) this.buildIndexes();
+    if (this.bulk) {
+      this.sumViolationBlocks();
+      this.buildIndexes();
+    }
     this.database.sqlite.exec("commit");
     noteCommitted(this.database, COMPLAINTS, changed);
     this.end();
     return { added: this.added, existing: this.existing };
+  }
+
+  /**
+   * Fills the `..._violation_blocks` tables, empty at a first load, from the day rows just
+   * written: one grouped pass over each, cheaper than adding each flush's blocks (at 200,000
+   * complaints those added 1.1 s of 9 to the load).
+   */
+  private sumViolationBlocks(): void {
+    for (const [table, key] of [
+      ["complaint_state_violations", ["state_key", "created_day"]],
+      ["complaint_flag_violations", ["dimension", "value", "created_day"]],
+      ["complaint_place_violations", ["place", "value", "created_day", "state_key", "robocall"]],
+    ] as const) {
+      const columns = key.join(", ");
+      this.database.sqlite.exec(
+        `insert into ${table.replace(/violations$/, "violation_blocks")} (${columns}, violation_day, count)
+          select ${columns}, ${VIOLATION_BLOCK_SQL}, sum(count) from ${table}
+          group by ${columns}, ${VIOLATION_BLOCK_SQL}`,
+      );
+    }
   }
 
   private buildIndexes(): void {
@@ -501,8 +527,10 @@ function blocksOf<Keys extends ReadonlyArray<string | number>>(
   dayAt: number,
 ): NestedTally<Keys> {
   const blocks = new NestedTally<Keys>();
+  // One array for every count: `addTimes` keeps the keys' values, not the array.
+  const blockKeys: Array<string | number> = [];
   tally.forEach((keys, count) => {
-    const blockKeys: Array<string | number> = [...keys];
+    for (let index = 0; index < keys.length; index++) blockKeys[index] = keys[index]!;
     blockKeys[dayAt] = violationBlockOf(keys[dayAt] as number);
     blocks.addTimes(count, blockKeys as unknown as Keys);
   });
