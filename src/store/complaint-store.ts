@@ -557,8 +557,8 @@ export class ComplaintStore {
   /**
    * A combination's matches per hour (`CombinationCounts`), counted on the index led by `walk`,
    * for its total and its pages alike. With a range of whole violation days, its created range is
-   * first cut to the hours in which complaints violated on those days were created (the
-   * `violated_on` counts, kept per day in memory), so that the count walks only those hours of
+   * first cut to the span in which complaints violated on those days were created
+   * (`DimensionCounts.createdSpanOfViolationDays`), so that the count walks only that span of
    * its index: a violation day's complaints are created over the weeks after it, so a range of a
    * few days cut a year of a large city's entries (156,000 at 20 million complaints a year) to a
    * few weeks'. A place with a subject and such a range is counted instead on the index led by
@@ -571,13 +571,12 @@ export class ComplaintStore {
     if (placeSubject !== undefined) return this.combinations.of(query, placeSubject);
     const walked = indexLedBy(walk);
     const days = await this.violationDaysOf(query.violation);
-    const violated = days === undefined ? undefined : await this.counts.violatedOn(days.first, days.last);
-    if (violated === undefined || violated.length === 0) return this.combinations.of(query, walked);
-    const from = violated.buckets[0]! * violated.bucketSeconds;
-    const to = (violated.buckets[violated.length - 1]! + 1) * violated.bucketSeconds - 1;
+    const span =
+      days === undefined ? undefined : await this.counts.createdSpanOfViolationDays(days.first, days.last);
+    if (span === undefined) return this.combinations.of(query, walked);
     const created = {
-      from: Math.max(from, query.created?.from ?? from),
-      to: Math.min(to, query.created?.to ?? to),
+      from: Math.max(span.from, query.created?.from ?? span.from),
+      to: Math.min(span.to, query.created?.to ?? span.to),
     };
     return this.combinations.of({ ...query, created }, walked);
   }

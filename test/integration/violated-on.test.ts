@@ -13,6 +13,7 @@ import {
   storedComplaintRows,
 } from "../support/count-tables.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { eventually } from "../support/eventually.js";
 import { startTestServer } from "../support/test-server.js";
 
 type HourCount = { value: string; hour: number; count: number };
@@ -699,6 +700,53 @@ for (const dialect of DIALECTS) {
               res.json().meta["record-total"],
               count,
               `${JSON.stringify(range)} ${filter.parameter}`,
+            );
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+    });
+
+    it("cut a combination to the created span of its violation range right after an import, before the range's days are read", async () => {
+      const key = await createKeyWithCli(db, "span@example.com", "--unlimited");
+      const server = await startTestServer({ db });
+      try {
+        // A file imported while the server runs: the collection's version changes, so that no
+        // violation day's counts are held in memory and the span is read from the days' index.
+        await importEach(db, await generatedComplaintFiles([9], { rows: 3000, days: 30 }));
+        const rows = await storedComplaintRows(db);
+        await eventually(async () => {
+          const res = await server.get("/v0/dnc-complaints?items_per_page=1", { "X-Api-Key": key });
+          assert.equal(res.json().meta["record-total"], rows.length);
+        });
+        const newestDay = Math.floor(Math.max(...rows.map((row) => row.violation_at)) / DAY);
+        const iso = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19);
+        // A range of whole violation days with a created range given with times is a combination,
+        // counted within the span in which the range's complaints were created: here the created
+        // range begins and ends just outside that span, so a span cut short drops its first or
+        // last complaints.
+        for (const [fromDay, toDay] of [
+          [newestDay - 20, newestDay - 2],
+          [newestDay - 400, newestDay - 30],
+        ] as const) {
+          const violated = rows.filter(
+            (row) => row.violation_at >= fromDay * DAY && row.violation_at < (toDay + 1) * DAY,
+          );
+          const created = violated.map((row) => row.created_at);
+          const [first, last] = [Math.min(...created), Math.max(...created)];
+          for (const order of ["DESC", "ASC"] as const) {
+            const res = await server.get(
+              `/v0/dnc-complaints?violation_date_from=${dayText(fromDay)}&violation_date_to=${dayText(toDay)}&created_date_from=${iso(first - 1000)}&created_date_to=${iso(last + 1000)}&sort_order=${order}&items_per_page=5`,
+              { "X-Api-Key": key },
+            );
+            assert.equal(res.status, 200, res.body);
+            const body = res.json();
+            assert.equal(body.meta["record-total"], violated.length, `${dayText(fromDay)} ${order}`);
+            const edge = violated.find((row) => row.created_at === (order === "DESC" ? last : first))!;
+            assert.ok(
+              body.data.some((record: { id: string }) => record.id === edge.id),
+              order,
             );
           }
         }
