@@ -296,9 +296,10 @@ const WHOLE_BLOCKS_MIN = 2;
 
 /**
  * The sums of `cellsOf`'s rows per created day, of the violation days `firstDay` to `lastDay`,
- * ascending, of the created days `createdDays` (one seek of the table's key each, per part). A range holding WHOLE_BLOCKS_MIN whole blocks of violation days or more sums those
- * blocks' rows (`..._violation_blocks`, migration 033) and day rows only for its days outside
- * them, in one statement.
+ * ascending, of the created days `createdDays` (one seek of the table's key each, per part). A
+ * range holding WHOLE_BLOCKS_MIN whole blocks of violation days or more sums those blocks' rows
+ * (`..._violation_blocks`, migration 033) and day rows only for its days outside them, in one
+ * statement.
  */
 async function sumOfViolationDays(
   db: Kysely<Schema>,
@@ -870,12 +871,12 @@ export class DimensionCounts {
   }
 }
 
-/** The key of one violation day's `violated_on` series in `DimensionCounts`' cache. */
-/** The key of a range's summed `violated_on` series among the kept series. */
+/** The key of a range's summed `violated_on` series in `DimensionCounts`' cache. */
 function violatedOnRangeKey(firstDay: number, lastDay: number): string {
   return `violated_on\u0000${firstDay}\u0000${lastDay}`;
 }
 
+/** The key of one violation day's `violated_on` series in `DimensionCounts`' cache. */
 function violatedOnKey(day: number): string {
   return `violated_on\u0000${day}`;
 }

@@ -97,18 +97,17 @@ function dimensionCounts(): string[] {
  * each also per block of violation days (`..._violation_blocks`).
  */
 function violationCounts(): string[] {
+  const stateKey = { state_key: "state_key", created_day: day("created_at") };
   const flagKey = { dimension: "dimension", value: "value", created_day: "created_day" };
   return [
-    ...[
-      ["state_violations", "complaint_state_violations", "violation_day"],
-      ["state_violation_blocks", "complaint_state_violation_blocks", VIOLATION_BLOCK_SQL],
-    ].map(([name, table, violationDay]) =>
-      addedCounts(name!, table!, {
-        state_key: "state_key",
-        created_day: day("created_at"),
-        violation_day: violationDay!,
-      }),
-    ),
+    addedCounts("state_violations", "complaint_state_violations", {
+      ...stateKey,
+      violation_day: "violation_day",
+    }),
+    addedCounts("state_violation_blocks", "complaint_state_violation_blocks", {
+      ...stateKey,
+      violation_day: VIOLATION_BLOCK_SQL,
+    }),
     `flags as (
       select 'robocall' as dimension, robocall as value, ${day("created_at")} as created_day, violation_day from added
       union all select 'subject', subject, ${day("created_at")}, violation_day from added

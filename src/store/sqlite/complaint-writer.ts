@@ -192,13 +192,11 @@ export class SqliteComplaintWriter implements ComplaintWriter {
       `insert into complaint_minute_counts (minute, count) values (?, ?)
         on conflict (minute) do update set count = count + excluded.count`,
     );
-    const stateKey = ["state_key", "created_day", "violation_day"];
-    const flagKey = ["dimension", "value", "created_day", "violation_day"];
-    const placeKey = ["place", "value", "created_day", "violation_day", "state_key", "robocall"];
-    this.stateViolationStatement = addCount(database, "complaint_state_violations", stateKey);
-    this.stateViolationBlockStatement = addCount(database, "complaint_state_violation_blocks", stateKey);
-    this.flagViolationStatement = addCount(database, "complaint_flag_violations", flagKey);
-    this.flagViolationBlockStatement = addCount(database, "complaint_flag_violation_blocks", flagKey);
+    const { state, flag, place } = VIOLATION_TABLES;
+    this.stateViolationStatement = addCount(database, state.days, state.key);
+    this.stateViolationBlockStatement = addCount(database, state.blocks, state.key);
+    this.flagViolationStatement = addCount(database, flag.days, flag.key);
+    this.flagViolationBlockStatement = addCount(database, flag.blocks, flag.key);
     this.flagViolationHourStatement = database.sqlite.prepare(
       `insert into complaint_flag_violation_hours (dimension, value, created_hour, violation_day, count)
         values ('robocall', ?, ?, ?, ?)
@@ -224,8 +222,8 @@ export class SqliteComplaintWriter implements ComplaintWriter {
         on conflict (city_key, area_code, state_key, robocall, subject, created_day)
           do update set count = count + excluded.count`,
     );
-    this.placeViolationStatement = addCount(database, "complaint_place_violations", placeKey);
-    this.placeViolationBlockStatement = addCount(database, "complaint_place_violation_blocks", placeKey);
+    this.placeViolationStatement = addCount(database, place.days, place.key);
+    this.placeViolationBlockStatement = addCount(database, place.blocks, place.key);
     this.phoneTotalStatement = database.sqlite.prepare(
       `insert into complaint_phone_totals (phone, count, newest_at) values (?, ?, ?)
         on conflict (phone) do update set count = count + excluded.count,
@@ -431,16 +429,12 @@ export class SqliteComplaintWriter implements ComplaintWriter {
    * complaints those added 1.1 s of 9 to the load).
    */
   private sumViolationBlocks(): void {
-    for (const [table, key] of [
-      ["complaint_state_violations", ["state_key", "created_day"]],
-      ["complaint_flag_violations", ["dimension", "value", "created_day"]],
-      ["complaint_place_violations", ["place", "value", "created_day", "state_key", "robocall"]],
-    ] as const) {
-      const columns = key.join(", ");
+    for (const { days, blocks, key } of Object.values(VIOLATION_TABLES)) {
+      const grouped = key
+        .map((column) => (column === "violation_day" ? VIOLATION_BLOCK_SQL : column))
+        .join(", ");
       this.database.sqlite.exec(
-        `insert into ${table.replace(/violations$/, "violation_blocks")} (${columns}, violation_day, count)
-          select ${columns}, ${VIOLATION_BLOCK_SQL}, sum(count) from ${table}
-          group by ${columns}, ${VIOLATION_BLOCK_SQL}`,
+        `insert into ${blocks} (${key.join(", ")}, count) select ${grouped}, sum(count) from ${days} group by ${grouped}`,
       );
     }
   }
@@ -495,6 +489,28 @@ export class SqliteComplaintWriter implements ComplaintWriter {
     await this.rollback();
   }
 }
+
+/**
+ * The count tables by violation day, their twins by block of violation days (migration 033), and
+ * their key columns in the order of the writer's tallies.
+ */
+const VIOLATION_TABLES = {
+  state: {
+    days: "complaint_state_violations",
+    blocks: "complaint_state_violation_blocks",
+    key: ["state_key", "created_day", "violation_day"],
+  },
+  flag: {
+    days: "complaint_flag_violations",
+    blocks: "complaint_flag_violation_blocks",
+    key: ["dimension", "value", "created_day", "violation_day"],
+  },
+  place: {
+    days: "complaint_place_violations",
+    blocks: "complaint_place_violation_blocks",
+    key: ["place", "value", "created_day", "violation_day", "state_key", "robocall"],
+  },
+} as const;
 
 /** An upsert adding a count to the row of `table` keyed by `columns`, given in that order. */
 function addCount(

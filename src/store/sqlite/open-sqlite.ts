@@ -32,10 +32,10 @@ import {
 import type { Schema } from "../schema.js";
 import { startWorker } from "../start-worker.js";
 import { isDatabaseReady } from "../unavailable.js";
-import { loadBucketCounts } from "./bucket-counts.js";
 import { SqliteComplaintWriter } from "./complaint-writer.js";
 import { counterFileOf, openCounterFile } from "./counter-file.js";
 import { createPrivateFile } from "./create-private-file.js";
+import { loadNativeExtension } from "./native-extension.js";
 import { SqliteRateLimitStore } from "./rate-limit-store.js";
 import {
   type ReadAnswer,
@@ -92,7 +92,7 @@ export function openSqlite(location: string, options: OpenOptions): SqliteDataba
       ? undefined
       : StatementBudget.load(sqlite, options.statementTimeoutMs);
   // The read threads' connections load it too (read-connection.ts): it is there on all or on none.
-  const hasBucketCounts = loadBucketCounts(sqlite);
+  const hasBucketCounts = loadNativeExtension(sqlite, "bucket-counts");
   const dialectConfig = { database: withStatementCache(sqlite, budget) };
   const readPool =
     options.readThreads === undefined || options.readThreads === 0

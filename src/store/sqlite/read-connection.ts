@@ -1,6 +1,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
-import { loadBucketCounts } from "./bucket-counts.js";
+import { loadNativeExtension } from "./native-extension.js";
 import { StatementBudget } from "./statement-budget.js";
 
 /** How a read connection is opened. */
@@ -57,7 +57,7 @@ export class ReadConnection {
     this.sqlite.pragma("temp_store = MEMORY");
     this.budget =
       options.budgetMs === undefined ? undefined : StatementBudget.load(this.sqlite, options.budgetMs);
-    loadBucketCounts(this.sqlite);
+    loadNativeExtension(this.sqlite, "bucket-counts");
   }
 
   /** Whether its statements run under the budget it was opened with (false when the extension was not built). */

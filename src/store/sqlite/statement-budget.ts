@@ -1,9 +1,5 @@
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type BetterSqlite3 from "better-sqlite3";
-
-/** The loadable extension `npm run build` compiles from native/statement-budget.c. */
-const EXTENSION = fileURLToPath(new URL("../../../native/build/statement-budget.so", import.meta.url));
+import { loadNativeExtension } from "./native-extension.js";
 
 /** A statement as Kysely's SQLite driver uses it. */
 export interface DriverStatement {
@@ -30,9 +26,7 @@ export class StatementBudget {
    * not built (no C compiler at install).
    */
   static load(sqlite: BetterSqlite3.Database, budgetMs: number): StatementBudget | undefined {
-    if (!existsSync(EXTENSION)) return undefined;
-    // SQLite derives the entry point, sqlite3_statementbudget_init, from the file's name.
-    sqlite.loadExtension(EXTENSION);
+    if (!loadNativeExtension(sqlite, "statement-budget")) return undefined;
     return new StatementBudget(sqlite.prepare("select ftcapi_statement_budget(?)"), budgetMs);
   }
 
