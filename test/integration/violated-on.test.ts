@@ -754,5 +754,79 @@ for (const dialect of DIALECTS) {
         await server.stop();
       }
     });
+
+    it("hold a violation day's counts from one import to the next only while the day gains no complaint", async () => {
+      const key = await createKeyWithCli(db, "carried@example.com", "--unlimited");
+      const server = await startTestServer({ db });
+      try {
+        const rows = await storedComplaintRows(db);
+        const newestDay = Math.floor(Math.max(...rows.map((row) => row.violation_at)) / DAY);
+        const newestCreated = Math.max(...rows.map((row) => row.created_at));
+        const iso = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 19);
+        const ranges = [
+          [newestDay - 25, newestDay - 3],
+          [newestDay - 60, newestDay - 10],
+        ] as const;
+        /** Every range as a range alone and as a combination with a created range given with times. */
+        const expectTotals = async (stored: readonly Row[], when: string) => {
+          for (const [fromDay, toDay] of ranges) {
+            const violated = stored.filter(
+              (row) => row.violation_at >= fromDay * DAY && row.violation_at < (toDay + 1) * DAY,
+            );
+            const range = `violation_date_from=${dayText(fromDay)}&violation_date_to=${dayText(toDay)}`;
+            for (const query of [
+              range,
+              `${range}&created_date_from=${iso(DAY)}&created_date_to=${iso(newestCreated + 30 * DAY)}`,
+            ]) {
+              const res = await server.get(`/v0/dnc-complaints?${query}&items_per_page=5`, {
+                "X-Api-Key": key,
+              });
+              assert.equal(res.status, 200, res.body);
+              const body = res.json();
+              assert.equal(body.meta["record-total"], violated.length, `${when}: ${query}`);
+              // The newest of the range's complaints opens its first page (placed by the days' counts).
+              const newest = Math.max(...violated.map((row) => row.created_at));
+              const edge = violated.find((row) => row.created_at === newest)!;
+              assert.ok(
+                body.data.some((record: { id: string }) => record.id === edge.id),
+                `${when}: ${query}`,
+              );
+            }
+          }
+        };
+        // The ranges' days are read and held; then an import adds complaints violated on one day
+        // of both ranges, one day of the second alone and one day of neither.
+        await expectTotals(rows, "before the import");
+        const added: string[][] = [];
+        for (const [violationDay, count] of [
+          [newestDay - 12, 30],
+          [newestDay - 40, 20],
+          [newestDay - 200, 10],
+        ] as const)
+          for (let index = 0; index < count; index++) {
+            const created = newestCreated + DAY + violationDay * 7 + index * 61;
+            added.push([
+              `8025550${String(index).padStart(3, "0")}`,
+              formatDateTime(created),
+              formatDateTime(violationDay * DAY + 3600 + index),
+              "Burlington",
+              "Vermont",
+              "802",
+              "Other",
+              "N",
+            ]);
+          }
+        await importEach(db, [await writeComplaintRows("added-days.csv", added)]);
+        const after = await storedComplaintRows(db);
+        assert.equal(after.length, rows.length + added.length);
+        await eventually(async () => {
+          const res = await server.get("/v0/dnc-complaints?items_per_page=1", { "X-Api-Key": key });
+          assert.equal(res.json().meta["record-total"], after.length);
+        });
+        await expectTotals(after, "after the import");
+      } finally {
+        await server.stop();
+      }
+    });
   });
 }
