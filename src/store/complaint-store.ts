@@ -40,6 +40,7 @@ import {
   dimensionFor,
   filterDimension,
   HOURLY_VIOLATED_WITH,
+  summedRowsPerCreatedDay,
   type ViolatedWith,
 } from "./dimension-counts.js";
 import type { Schema } from "./schema.js";
@@ -123,10 +124,11 @@ const ROW_READ_COST = 16;
 const SEEK_COST = 10;
 
 /**
- * What weighing a violation range's walks on the counts costs, in index entries per violation day
- * of the range (`filterInDays`): two or three statements, each reading every day's cells of its
- * created days, about 30 µs a day at 20M (205,000 cells of subject Other over 22 months in 22 ms; a
- * large state's 21 months in 18): 60 to 90 µs a day, 600 entries at about 107 ns.
+ * What weighing a violation range's walks on the counts costs, in index entries per row its sums
+ * read for each created day (`filterInDays`; a violation day's, or a block's, `summedRowsPerCreatedDay`):
+ * two or three statements, each reading those rows of its created days, about 30 µs a day at 20M
+ * before blocks (205,000 cells of subject Other over 22 months in 22 ms; a large state's 21 months
+ * in 18): 60 to 90 µs a day, 600 entries at about 107 ns.
  */
 const WEIGHING_COST_PER_DAY = 600;
 
@@ -809,17 +811,28 @@ export class ComplaintStore {
       filterEntries += within(await this.counts.of(filterDimension(filter, value)));
     // Fewer cost less to walk than the statement weighing the days' index.
     if (filterEntries <= FILTER_WALK_ENTRIES_MAX) return { select: onFilterIndex };
+    // The range's days that hold the window's matches, from the filter's counts: the walks that
+    // seek each day seek only those.
+    const matchedDays = await this.counts.violationDaysWith(
+      filter,
+      days.first,
+      days.last,
+      Math.floor(window.from / SECONDS_PER_DAY),
+      Math.floor(window.to / SECONDS_PER_DAY),
+    );
+    const sought = matchedDays.length > 0 ? matchedDays : daysFrom(days.first, days.last);
     // A place's seeks per subject and day, weighed from memory; as cheap as a short walk, taken
     // without weighing the others (their statements cost more than it).
     const bySubject =
       filter.dimension === "city" || filter.dimension === "area"
-        ? await this.walkOnPlaceSubjectIndex(keys, filter, days, windowMatches)
+        ? await this.walkOnPlaceSubjectIndex(keys, filter, sought, windowMatches)
         : undefined;
     if (bySubject !== undefined && bySubject.cost <= FILTER_WALK_ENTRIES_MAX) return bySubject;
-    // Weighing the days' and the state's index reads counts of every violation day in the range: a
-    // walk that costs less than that reading is taken without it (a state's subject and flag over
-    // 21 months at 20M: 35 ms of weighing, for a page whose day the subject's index walks in 3).
-    const weighingCost = (days.last - days.first + 1) * WEIGHING_COST_PER_DAY;
+    // Weighing the days' and the state's index reads counts of every violation day (or block of
+    // days) in the range: a walk that costs less than that reading is taken without it (a state's
+    // subject and flag over 21 months at 20M, before blocks: 35 ms of weighing, for a page whose day
+    // the subject's index walks in 3).
+    const weighingCost = summedRowsPerCreatedDay(days.first, days.last) * WEIGHING_COST_PER_DAY;
     const unweighed =
       bySubject !== undefined && bySubject.cost < filterEntries
         ? bySubject
@@ -831,7 +844,7 @@ export class ComplaintStore {
       index?: string;
     }> = [
       { cost: filterEntries, select: onFilterIndex },
-      await this.walkOnDaysIndex(keys, filter, days, window),
+      await this.walkOnDaysIndex(keys, filter, days, sought, window),
     ];
     if (filter.dimension === "subject" && filter.state !== undefined)
       walks.push(await this.walkOnStateIndex(keys, filter, filter.state, days, window));
@@ -840,8 +853,9 @@ export class ComplaintStore {
   }
 
   /**
-   * A violation range's page walked on the days' index (`filterInDays`), and its cost: the days'
-   * entries in the window, and for a subject or a city, which that index does not hold, each
+   * A violation range's page walked on the days' index (`filterInDays`), one seek for each of
+   * `sought` (the days of the range `days` that hold the window's matches), and its cost: those
+   * days' entries in the window, and for a subject or a city, which that index does not hold, each
    * entry's row read when it passes the tests the index holds (`rowColumn`): with a state or the
    * flag, only that state's or flag's complaints in the range, from their counts (a small state's
    * in a violation day: about 1,600 of 55,000 entries at 20 million complaints a year).
@@ -851,6 +865,7 @@ export class ComplaintStore {
     keys: SelectQueryBuilder<Schema, "complaints", O>,
     filter: ViolatedWith,
     days: { first: number; last: number },
+    sought: readonly number[],
     window: TimeRange,
   ): Promise<{ cost: number; select: SelectQueryBuilder<Schema, "complaints", O> }> {
     const { state, robocall } = filter;
@@ -860,8 +875,7 @@ export class ComplaintStore {
     // or city.
     const testedOnRow = column === "subject" || column === "city_key";
     const dayEntries = await this.counts.violatedWithin(
-      days.first,
-      days.last,
+      sought,
       Math.floor(window.from / SECONDS_PER_HOUR),
       Math.floor(window.to / SECONDS_PER_HOUR),
     );
@@ -882,7 +896,7 @@ export class ComplaintStore {
       cost: dayEntries + rowsRead * ROW_READ_COST,
       select: withOtherFilters(
         keys
-          .where("violation_day", "in", daysFrom(days.first, days.last))
+          .where("violation_day", "in", [...sought])
           .where(
             testedOnRow ? rowColumn(this.database.dialect, column) : sql`${sql.ref(column)} || ''`,
             "in",
@@ -901,13 +915,14 @@ export class ComplaintStore {
    * city's 16 robocalls of one violation day, among its 127,000 entries of the year and that day's
    * 28,000 on the days' index: 0.4 ms against 9 to 12 on the days' index). Its cost: a seek is
    * weighed `SEEK_COST` entries, and the entries read are the window's matches, times
-   * `OTHER_FILTERS_SHARE` when a state, the flag or an area code is tested on them. `days` are a
-   * listed range's (`violationDaysOf`: at most MAX_VIOLATED_DAYS). Undefined without stored subjects.
+   * `OTHER_FILTERS_SHARE` when a state, the flag or an area code is tested on them. `days` are the
+   * days of a listed range (`violationDaysOf`: at most MAX_VIOLATED_DAYS) that hold the window's
+   * matches. Undefined without stored subjects.
    */
   private async walkOnPlaceSubjectIndex<O>(
     keys: SelectQueryBuilder<Schema, "complaints", O>,
     filter: ViolatedWith,
-    days: { first: number; last: number },
+    days: readonly number[],
     windowMatches: number,
   ): Promise<
     { cost: number; select: SelectQueryBuilder<Schema, "complaints", O>; index: string } | undefined
@@ -916,7 +931,7 @@ export class ComplaintStore {
     const column = FILTER_COLUMNS[filter.dimension];
     const index = indexLedBy([column, "subject", "violation_day"]);
     if (subjects.length === 0 || index === undefined) return undefined;
-    const seeks = filter.values.length * subjects.length * (days.last - days.first + 1);
+    const seeks = filter.values.length * subjects.length * days.length;
     const tested =
       filter.state !== undefined || filter.robocall !== undefined || filter.areaCode !== undefined;
     return {
@@ -928,7 +943,7 @@ export class ComplaintStore {
         keys
           .where(column, "in", [...filter.values])
           .where("subject", "in", [...subjects])
-          .where("violation_day", "in", daysFrom(days.first, days.last)),
+          .where("violation_day", "in", [...days]),
         filter,
       ),
     };

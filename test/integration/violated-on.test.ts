@@ -214,14 +214,20 @@ async function sparseViolations(): Promise<string> {
 /** The violation days of `sparseSubject`'s Vermont complaints. */
 const SUBJECT_DAY = Date.UTC(2023, 1, 1) / 1000 / DAY;
 const SUBJECT_OLD_DAY = Date.UTC(2023, 0, 20) / 1000 / DAY;
+/** The violation day of `sparseSubject`'s last two Vermont complaints alone. */
+const SUBJECT_RARE_DAY = SUBJECT_OLD_DAY - 2;
 
 /**
  * Ten days of 24,000 complaints of one subject, one in a hundred in a small state (Vermont), a
- * twentieth of those violated on `SUBJECT_DAY` and another twentieth on `SUBJECT_OLD_DAY`; of the
+ * twentieth of those violated on `SUBJECT_DAY` and another twentieth of the first two thirds on
+ * `SUBJECT_OLD_DAY`; of the
  * others one in five violated on `SUBJECT_DAY` too. A page of that subject and state within either
  * day then spans days of the subject's complaints (more than the 10,000 entries walked unweighed):
  * on `SUBJECT_DAY` the state's index holds the fewest entries (the days' index holds thousands of
  * the other state's), on `SUBJECT_OLD_DAY` the days' index, each tested for the subject on its row.
+ * The last two Vermont complaints alone were violated on `SUBJECT_RARE_DAY`: the newest page of a
+ * range holding that day and `SUBJECT_OLD_DAY` spans days of the subject's complaints, and only its
+ * newest created day holds the rare day.
  * Each of those Vermont complaints has a twin of another subject filed in the same second.
  */
 async function sparseSubject(): Promise<string> {
@@ -231,11 +237,13 @@ async function sparseSubject(): Promise<string> {
     const created = first + index * 36;
     const vermont = index % 100 === 0;
     const violationDay = vermont
-      ? (index / 100) % 20 === 0
-        ? SUBJECT_DAY
-        : (index / 100) % 20 === 10
-          ? SUBJECT_OLD_DAY
-          : undefined
+      ? index >= 23_800
+        ? SUBJECT_RARE_DAY
+        : (index / 100) % 20 === 0
+          ? SUBJECT_DAY
+          : (index / 100) % 20 === 10 && index < 16_000
+            ? SUBJECT_OLD_DAY
+            : undefined
       : index % 5 === 1
         ? SUBJECT_DAY
         : undefined;
@@ -582,8 +590,12 @@ for (const dialect of DIALECTS) {
           ),
           ...ranges.map((range) => ({ range, filter: undefined })),
           // A small state's sparse matches among a common subject's complaints.
-          ...[SUBJECT_DAY, SUBJECT_OLD_DAY].map((day) => ({
-            range: { from: day, to: day },
+          ...[
+            { from: SUBJECT_DAY, to: SUBJECT_DAY },
+            { from: SUBJECT_OLD_DAY, to: SUBJECT_OLD_DAY },
+            { from: SUBJECT_RARE_DAY, to: SUBJECT_OLD_DAY },
+          ].map((range) => ({
+            range,
             filter: {
               parameter: "state=Vermont&subject=other",
               matches: (row: Row) => row.state_key === "vermont" && row.subject === "Other",
