@@ -249,8 +249,8 @@ export class ComplaintStore {
   /**
    * Reads what a first request would otherwise read on arrival: the per-day violation counts of
    * the violation days, newest first, up to `WARM_VIOLATION_BYTES` (so that a violation range's
-   * first page finds them in memory), then the hourly series of every state, flag and subject, up
-   * to `WARM_SERIES_BYTES` in all. Called once at start, before the first request: on SQLite
+   * first page finds them in memory), then the hourly series of all complaints and of every state,
+   * flag and subject, up to `WARM_SERIES_BYTES` in all. Called once at start, before the first request: on SQLite
    * every day's (2.0 s at 20 million complaints a year); on PostgreSQL, which reads each count row
    * from its heap (9 to 14 s for every day's at that size), the newest `WARM_FIRST_VIOLATION_DAYS`
    * days' (0.4 to 2.6 s), the older days read by the first request that needs them. Not in the
@@ -262,6 +262,8 @@ export class ComplaintStore {
       WARM_VIOLATION_BYTES,
       this.database.dialect === "sqlite" ? undefined : WARM_FIRST_VIOLATION_DAYS,
     );
+    // All complaints' hourly counts weigh the pages of violation ranges and combinations.
+    await this.counts.of({ name: "all", value: "", column: "created_at" });
     for (const name of ["state", "robocall", "subject"] as const)
       for (const value of await this.stored.of(name)) {
         if (this.counts.figures().keptBytes >= WARM_SERIES_BYTES) return;
