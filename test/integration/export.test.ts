@@ -635,7 +635,9 @@ for (const dialect of DIALECTS) {
         const whole = await largeServer.get("/v0/dnc-complaints?format=csv", { "X-Api-Key": largeKey });
         assert.equal(whole.status, 200);
         assert.equal(whole.body.split("\r\n").length - 2, Number(whole.headers["x-record-total"]));
-        assert.equal(await openReads(), before);
+        // The snapshot ends once the last batch is sent: its release may still be under way when
+        // the client has read the answer (seen on PostgreSQL under Node 24).
+        await eventually(async () => assert.equal(await openReads(), before));
       });
 
       it("charges one request per 10,000 records started, refuses what the key cannot pay, and caps DEMO_KEY", async () => {
