@@ -813,21 +813,25 @@ export class ComplaintStore {
       filterEntries += within(await this.counts.of(filterDimension(filter, value)));
     // Fewer cost less to walk than the statement weighing the days' index.
     if (filterEntries <= FILTER_WALK_ENTRIES_MAX) return { select: onFilterIndex };
-    // The range's days that hold the window's matches, from the filter's counts: the walks that
-    // seek each day seek only those.
-    const matchedDays = await this.counts.violationDaysWith(
-      filter,
-      days.first,
-      days.last,
-      Math.floor(window.from / SECONDS_PER_DAY),
-      Math.floor(window.to / SECONDS_PER_DAY),
-    );
-    const sought = matchedDays.length > 0 ? matchedDays : daysFrom(days.first, days.last);
+    // The range's days that hold the window's matches, from the filter's counts (one statement,
+    // read only by a walk that seeks each day): those walks seek only them.
+    let matched: Promise<number[]> | undefined;
+    const sought = async () => {
+      matched ??= this.counts.violationDaysWith(
+        filter,
+        days.first,
+        days.last,
+        Math.floor(window.from / SECONDS_PER_DAY),
+        Math.floor(window.to / SECONDS_PER_DAY),
+      );
+      const matchedDays = await matched;
+      return matchedDays.length > 0 ? matchedDays : daysFrom(days.first, days.last);
+    };
     // A place's seeks per subject and day, weighed from memory; as cheap as a short walk, taken
     // without weighing the others (their statements cost more than it).
     const bySubject =
       filter.dimension === "city" || filter.dimension === "area"
-        ? await this.walkOnPlaceSubjectIndex(keys, filter, sought, windowMatches)
+        ? await this.walkOnPlaceSubjectIndex(keys, filter, await sought(), windowMatches)
         : undefined;
     if (bySubject !== undefined && bySubject.cost <= FILTER_WALK_ENTRIES_MAX) return bySubject;
     // Weighing the days' and the state's index reads counts of every violation day (or block of
@@ -846,7 +850,7 @@ export class ComplaintStore {
       index?: string;
     }> = [
       { cost: filterEntries, select: onFilterIndex },
-      await this.walkOnDaysIndex(keys, filter, days, sought, window),
+      await this.walkOnDaysIndex(keys, filter, days, await sought(), window),
     ];
     if (filter.dimension === "subject" && filter.state !== undefined)
       walks.push(await this.walkOnStateIndex(keys, filter, filter.state, days, window));

@@ -585,12 +585,11 @@ export class CountSeries {
 export class DimensionCounts {
   private readonly series: VersionedLru<CountSeries>;
   /**
-   * Each violation day's `violated_on` series as last read, whatever the version, in the order
-   * read (oldest first), weighing at most `carriedMaxBytes` (`keptSeriesBytes`): held again at a
-   * later version when its day has as many complaints then (`heldDays`).
+   * Each violation day's `violated_on` series as last read, whatever the version (all kept at
+   * `CARRIED_VERSION`), weighing at most `carriedMaxBytes`: held again at a later version when its
+   * day has as many complaints then (`heldDays`).
    */
-  private readonly carried = new Map<number, CountSeries>();
-  private carriedBytes = 0;
+  private readonly carried: VersionedLru<CountSeries>;
 
   /**
    * `maxBytes`: series kept over all dimensions (`keptSeriesBytes`); the least recently used go
@@ -600,9 +599,10 @@ export class DimensionCounts {
     private readonly database: Database,
     private readonly version: CollectionVersion,
     maxBytes = 48 * 1024 * 1024,
-    private readonly carriedMaxBytes = 32 * 1024 * 1024,
+    carriedMaxBytes = 32 * 1024 * 1024,
   ) {
     this.series = new VersionedLru(maxBytes);
+    this.carried = new VersionedLru(carriedMaxBytes);
   }
 
   /** The series kept now. */
@@ -901,8 +901,9 @@ export class DimensionCounts {
       const series = seriesOf(SECONDS_PER_HOUR, byDay.get(day) ?? []);
       read.set(day, series);
       const weight = keptSeriesBytes(series);
-      if (weight !== undefined) this.series.set(violatedOnKey(day), series, version, weight);
-      this.carry(day, series);
+      if (weight === undefined) continue;
+      this.series.set(violatedOnKey(day), series, version, weight);
+      this.carried.set(violatedOnKey(day), series, CARRIED_VERSION, weight);
     }
     return days.map((day, index) => held[index] ?? read.get(day)!);
   }
@@ -921,35 +922,13 @@ export class DimensionCounts {
     const perDay = await this.daily({ name: "violation", value: "", column: "violation_at" });
     days.forEach((day, index) => {
       if (held[index] !== undefined) return;
-      const carried = this.carried.get(day);
-      if (carried === undefined) return;
-      if (carried.sumOf(0, carried.length) !== perDay.sumOfBuckets(day, day)) {
-        this.carry(day, undefined);
-        return;
-      }
+      // A day that gained complaints keeps its old series here until it is read again (and replaced).
+      const carried = this.carried.get(violatedOnKey(day), CARRIED_VERSION);
+      if (carried === undefined || carried.sumOf(0, carried.length) !== perDay.sumOfBuckets(day, day)) return;
       held[index] = carried;
-      const weight = keptSeriesBytes(carried);
-      if (weight !== undefined) this.series.set(violatedOnKey(day), carried, version, weight);
+      this.series.set(violatedOnKey(day), carried, version, keptSeriesBytes(carried) ?? 0);
     });
     return held;
-  }
-
-  /** Carries `series` as `day`'s (none when undefined), dropping the days read longest ago past `carriedMaxBytes`. */
-  private carry(day: number, series: CountSeries | undefined): void {
-    const previous = this.carried.get(day);
-    if (previous !== undefined) {
-      this.carried.delete(day);
-      this.carriedBytes -= keptSeriesBytes(previous) ?? 0;
-    }
-    const weight = series === undefined ? undefined : keptSeriesBytes(series);
-    if (series === undefined || weight === undefined || weight > this.carriedMaxBytes) return;
-    this.carried.set(day, series);
-    this.carriedBytes += weight;
-    for (const [oldest, old] of this.carried) {
-      if (this.carriedBytes <= this.carriedMaxBytes) break;
-      this.carried.delete(oldest);
-      this.carriedBytes -= keptSeriesBytes(old) ?? 0;
-    }
   }
 
   private async load(dimension: Dimension): Promise<CountSeries> {
@@ -975,6 +954,13 @@ export class DimensionCounts {
     return seriesOf(SECONDS_PER_DAY, rows);
   }
 }
+
+/**
+ * The one version of `DimensionCounts`' carried series, which outlive the collection's versions
+ * and are checked when used: the version a `VersionedLru` starts at, and keeps while it is asked
+ * for no other.
+ */
+const CARRIED_VERSION = Number.NEGATIVE_INFINITY;
 
 /** The key of a range's summed `violated_on` series in `DimensionCounts`' cache. */
 function violatedOnRangeKey(firstDay: number, lastDay: number): string {
