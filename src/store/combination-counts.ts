@@ -52,7 +52,7 @@ export class CombinationCounts {
     private readonly database: Database,
     private readonly version: CollectionVersion,
     private readonly stored: StoredValues,
-    maxBytes = 12 * 1024 * 1024,
+    maxBytes = 8 * 1024 * 1024,
   ) {
     this.series = new VersionedLru(maxBytes);
     this.totals = new VersionedLru(TOTALS_KEPT);

@@ -43,6 +43,7 @@ import {
   summedRowsPerCreatedDay,
   type ViolatedWith,
 } from "./dimension-counts.js";
+import { paddedInList } from "./padded-in-list.js";
 import type { Schema } from "./schema.js";
 import { StoredValues } from "./stored-values.js";
 
@@ -68,19 +69,19 @@ const MINUTE_PLACING_MIN = 200;
 const MAX_VIOLATED_DAYS = 2_000;
 
 /**
- * The most the per-day violation counts `warm` reads may weigh, of the 48 MB `DimensionCounts`
+ * The most the per-day violation counts `warm` reads may weigh, of the 32 MB `DimensionCounts`
  * keeps: at 20 million complaints a year every violation day's (2,196 days, most of them before
- * the year, sparse) weigh about 26 MB and take 2 s to read on SQLite, 9 to 14 s on PostgreSQL.
+ * the year, sparse) weigh about 17.5 MB and take 2 s to read on SQLite, 9 to 14 s on PostgreSQL.
  */
-const WARM_VIOLATION_BYTES = 32 * 1024 * 1024;
+const WARM_VIOLATION_BYTES = 22 * 1024 * 1024;
 
 /**
- * The most every series `warm` reads may weigh, of the 48 MB `DimensionCounts` keeps: after the
+ * The most every series `warm` reads may weigh, of the 32 MB `DimensionCounts` keeps: after the
  * violation days, the hourly series of every state, robocall flag and subject (about 70 series,
- * 7.3 MB and 0.34 s on SQLite at 20 million complaints a year, 1.3 s on PostgreSQL), which a
+ * 4.9 MB and 0.34 s on SQLite at 20 million complaints a year, 1.3 s on PostgreSQL), which a
  * combination's first request weighs to choose the index it walks (about 5 ms each to read there).
  */
-const WARM_SERIES_BYTES = 44 * 1024 * 1024;
+const WARM_SERIES_BYTES = 30 * 1024 * 1024;
 
 /** The newest violation days `warm` reads on PostgreSQL (see `warm`). */
 const WARM_FIRST_VIOLATION_DAYS = 90;
@@ -547,7 +548,11 @@ export class ComplaintStore {
             shape.day,
           );
     if (shape.soughtDays)
-      ordered = ordered.where("violation_day", "in", daysFrom(shape.soughtDays.first, shape.soughtDays.last));
+      ordered = ordered.where(
+        "violation_day",
+        "in",
+        paddedInList(daysFrom(shape.soughtDays.first, shape.soughtDays.last)),
+      );
     // Ordering by the filter's equality columns first changes nothing in the result but names the
     // filter's index as the one that yields the order, so no planner prefers scanning another.
     if (!shape.sortedDays) for (const column of walk) ordered = ordered.orderBy(column, direction);
@@ -765,7 +770,7 @@ export class ComplaintStore {
     window: TimeRange,
     series: CountSeries,
   ): Promise<SelectQueryBuilder<Schema, "complaints", O>> {
-    const onDaysIndex = keys.where("violation_day", "in", daysFrom(days.first, days.last));
+    const onDaysIndex = keys.where("violation_day", "in", paddedInList(daysFrom(days.first, days.last)));
     if (this.database.dialect !== "sqlite") return onDaysIndex;
     const firstHour = Math.floor(window.from / SECONDS_PER_HOUR);
     const lastHour = Math.floor(window.to / SECONDS_PER_HOUR);
@@ -902,7 +907,7 @@ export class ComplaintStore {
       cost: dayEntries + rowsRead * ROW_READ_COST,
       select: withOtherFilters(
         keys
-          .where("violation_day", "in", [...sought])
+          .where("violation_day", "in", paddedInList([...sought]))
           .where(
             testedOnRow ? rowColumn(this.database.dialect, column) : sql`${sql.ref(column)} || ''`,
             "in",
@@ -949,7 +954,7 @@ export class ComplaintStore {
         keys
           .where(column, "in", [...filter.values])
           .where("subject", "in", [...subjects])
-          .where("violation_day", "in", [...days]),
+          .where("violation_day", "in", paddedInList(days)),
         filter,
       ),
     };

@@ -474,7 +474,11 @@ export function isHourly(name: Dimension["name"]): boolean {
  * values that match nothing filled memory (18 MB of keys in 60 s of `bench:memory`).
  */
 export function keptSeriesBytes(series: CountSeries): number | undefined {
-  return series.length === 0 ? undefined : 128 + 12 * series.length;
+  return series.length === 0
+    ? undefined
+    : 128 +
+        series.buckets.BYTES_PER_ELEMENT * series.length +
+        series.before.BYTES_PER_ELEMENT * (series.length + 1);
 }
 
 /** What a cache of count series holds (for the metrics). */
@@ -490,11 +494,14 @@ export interface CountSeriesFigures {
  * search, whatever the span. `buckets` holds bucket numbers (days or hours since the epoch).
  */
 export class CountSeries {
-  /** `before[i]` is the sum of the counts of `buckets[0..i-1]`; it has one more entry than `buckets`. */
+  /**
+   * `before[i]` is the sum of the counts of `buckets[0..i-1]`; it has one more entry than `buckets`.
+   * In 32 bits while the sums fit (`keptSums`), which is a third less memory than 64.
+   */
   constructor(
     readonly bucketSeconds: number,
     readonly buckets: Int32Array,
-    readonly before: Float64Array,
+    readonly before: Uint32Array | Float64Array,
   ) {}
 
   get length(): number {
@@ -598,8 +605,8 @@ export class DimensionCounts {
   constructor(
     private readonly database: Database,
     private readonly version: CollectionVersion,
-    maxBytes = 48 * 1024 * 1024,
-    carriedMaxBytes = 32 * 1024 * 1024,
+    maxBytes = 32 * 1024 * 1024,
+    carriedMaxBytes = 22 * 1024 * 1024,
   ) {
     this.series = new VersionedLru(maxBytes);
     this.carried = new VersionedLru(carriedMaxBytes);
@@ -1022,7 +1029,7 @@ export function sumOfSeries(parts: readonly CountSeries[]): CountSeries {
     before[index + 1] = before[index]! + counts[at]!;
     index++;
   }
-  return new CountSeries(bucketSeconds, buckets, before);
+  return new CountSeries(bucketSeconds, buckets, keptSums(before));
 }
 
 /** The widest span of buckets `sumOfSeries` adds up in an array (about 114 years of hours). */
@@ -1037,7 +1044,7 @@ export function seriesOfPairs(bucketSeconds: number, pairs: readonly number[]): 
     buckets[index] = pairs[2 * index]!;
     before[index + 1] = before[index]! + pairs[2 * index + 1]!;
   }
-  return new CountSeries(bucketSeconds, buckets, before);
+  return new CountSeries(bucketSeconds, buckets, keptSums(before));
 }
 
 /** A `CountSeries` of rows of (bucket, count), ascending by bucket. */
@@ -1051,5 +1058,16 @@ export function seriesOf(
     buckets[index] = Number(row.bucket);
     before[index + 1] = before[index]! + Number(row.count);
   });
-  return new CountSeries(bucketSeconds, buckets, before);
+  return new CountSeries(bucketSeconds, buckets, keptSums(before));
+}
+
+/** The largest running sum a `CountSeries` keeps in 32 bits. */
+const MAX_32_BIT_SUM = 0xffff_ffff;
+
+/**
+ * Running sums as a series keeps them: in 32 bits when the last (the largest: counts are not
+ * negative) fits, as it does for any collection of fewer than 4 billion complaints, else as given.
+ */
+function keptSums(before: Float64Array): Uint32Array | Float64Array {
+  return before[before.length - 1]! <= MAX_32_BIT_SUM ? new Uint32Array(before) : before;
 }
