@@ -24,7 +24,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import pg from "pg";
@@ -453,7 +453,11 @@ const summary = (list: WrkResult[]) => ({
 const mb = (values: number[]) => values.map((value) => value.toFixed(0)).join(" + ");
 
 const lines: string[] = [];
-const data = `${rows.toLocaleString("en-US")} complaints over ${days} days and ${DEMO_NOTICES.rows.toLocaleString("en-US")} notices`;
+// With --db the data is the file's, whatever --rows and --days say.
+const data = values.db
+  ? `the complaints and notices of ${basename(values.db)}`
+  : `${rows.toLocaleString("en-US")} complaints over ${days} days and ${DEMO_NOTICES.rows.toLocaleString("en-US")} notices`;
+const dataTag = values.db ? basename(values.db, ".db") : `${rows}${spanTag}`;
 const stamp = `${new Date().toISOString()}; ${data} on ${dialect}; ftcapi ${workers} worker(s)${values["notices-on-loop"] ? " with --no-notice-thread" : ""}, key checked and counted on every request`;
 try {
   console.log("sampling values and totals...");
@@ -505,7 +509,7 @@ const collectionTag = values.collection === undefined ? "" : `-${values.collecti
 writeFileSync(
   join(
     directory,
-    `load-${mode}${collectionTag}-${dialect}-${rows}${spanTag}-${workers}w${values["notices-on-loop"] ? "-notices-on-loop" : ""}.md`,
+    `load-${mode}${collectionTag}-${dialect}-${dataTag}-${workers}w${values["notices-on-loop"] ? "-notices-on-loop" : ""}.md`,
   ),
   `${report}\n`,
 );

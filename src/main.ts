@@ -153,7 +153,9 @@ function tellPrimary(message: WorkerMessage): Promise<void> {
  * The node flags a serving process runs with (docs/deployment.md, Operations).
  * - V8's heap limits: the caches are bounded (about 30 MB of answers and filter matches, plus the
  *   notices), but without a heap limit V8 lets garbage grow the heap to gigabytes before it
- *   collects (a worker reached 840 MB under distinct load; 281 MB with these).
+ *   collects (a worker reached 840 MB under distinct load; 281 MB with these). A 4 MB semi-space
+ *   instead of 8 took 11 to 26 MB off the peak under the distinct workloads at 20 million
+ *   complaints, with their rates within the runs' noise (docs/performance.md, 2026-12-06).
  * - One V8 helper thread instead of four: on a 2-core machine the helpers (concurrent marking and
  *   sweeping, parallel scavenges) took the cores from the event loop mid-collection, while the
  *   notice thread and the load kept them busy. Beside a flood of costly notice requests
@@ -163,7 +165,7 @@ function tellPrimary(message: WorkerMessage): Promise<void> {
  */
 export const V8_SERVE_FLAGS = [
   "--max-old-space-size=160",
-  "--max-semi-space-size=8",
+  "--max-semi-space-size=4",
   "--v8-pool-size=1",
 ] as const;
 

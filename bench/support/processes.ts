@@ -60,7 +60,7 @@ export function serve(args: string[]): Promise<Served> {
       // `--cpu-prof --cpu-prof-dir=DIR` to profile the server.
       ...(process.env.FTCAPI_BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== ""),
       "--max-old-space-size=160",
-      "--max-semi-space-size=8",
+      "--max-semi-space-size=4",
       "--v8-pool-size=1",
       "dist/cli/ftcapi.js",
       "serve",

@@ -203,6 +203,21 @@ export class VersionedLru<Value> {
 }
 
 /**
+ * The SQL text the statements one connection keeps prepared may add up to, each counted 1,024
+ * characters more (`KEPT_STATEMENT_WEIGHT`), least recently used dropped first: a prepared
+ * statement's memory grows with its text, some 30 bytes a character (722 statements of 682,000
+ * characters took 23 MB on a 20-million-complaint file), so the texts bound it, about 8 MB a
+ * connection; the few hundred texts a connection runs fit.
+ */
+export const KEPT_STATEMENT_CHARACTERS = 256 * 1024;
+
+/** What a kept statement weighs beyond its text (`KEPT_STATEMENT_CHARACTERS`). */
+export const KEPT_STATEMENT_WEIGHT = 1_024;
+
+/** The version a cache of prepared statements is kept at: they do not follow the data. */
+export const STATEMENTS_VERSION = 0;
+
+/**
  * Which keys were asked for recently, so that a cache keeps a value from its key's second request
  * on: under distinct requests (clients walking days, offsets and filters), values asked for once
  * would otherwise push out the repeated ones, and each kept value outlives the young generation

@@ -14,7 +14,7 @@ import { parseMetrics, sampleValue } from "../support/parse-metrics.js";
 import { localServeFlags, startServeProcess } from "../support/serve-process.js";
 import { makeTempDirectory } from "../support/test-server.js";
 
-const HEAP_FLAGS = ["--max-old-space-size=160", "--max-semi-space-size=8", "--v8-pool-size=1"];
+const HEAP_FLAGS = ["--max-old-space-size=160", "--max-semi-space-size=4", "--v8-pool-size=1"];
 const NO_LIMIT_WARNING = "Warning: node runs without a heap limit";
 
 /** The command lines of a process's children, each as its arguments. */

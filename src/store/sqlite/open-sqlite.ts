@@ -18,7 +18,13 @@ import {
   type TransactionSettings,
 } from "kysely";
 import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
-import { commitLedger } from "../collection-version.js";
+import {
+  commitLedger,
+  KEPT_STATEMENT_CHARACTERS,
+  KEPT_STATEMENT_WEIGHT,
+  STATEMENTS_VERSION,
+  VersionedLru,
+} from "../collection-version.js";
 import {
   type CounterFile,
   DATA_VERSION_READ_MS,
@@ -166,16 +172,17 @@ function withStatementCache(
   rowsAsArrays = false,
 ) {
   // Each statement is kept with its budgeted form, made once.
-  const statements = new Map<string, { statement: BetterSqlite3.Statement; driver: DriverStatement }>();
+  const statements = new VersionedLru<{ statement: BetterSqlite3.Statement; driver: DriverStatement }>(
+    KEPT_STATEMENT_CHARACTERS,
+  );
   return {
     prepare(text: string): DriverStatement {
-      const known = statements.get(text);
+      const known = statements.get(text, STATEMENTS_VERSION);
       if (known && !known.statement.busy) return known.driver;
       const statement = sqlite.prepare(text);
       if (rowsAsArrays) statement.raw(true);
       const driver = budget ? budget.wrap(statement) : (statement as unknown as DriverStatement);
-      if (statements.size >= 2000) statements.clear();
-      statements.set(text, { statement, driver });
+      statements.set(text, { statement, driver }, STATEMENTS_VERSION, KEPT_STATEMENT_WEIGHT);
       return driver;
     },
     close(): void {

@@ -1,5 +1,11 @@
 import BetterSqlite3 from "better-sqlite3";
 import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
+import {
+  KEPT_STATEMENT_CHARACTERS,
+  KEPT_STATEMENT_WEIGHT,
+  STATEMENTS_VERSION,
+  VersionedLru,
+} from "../collection-version.js";
 import { loadNativeExtension } from "./native-extension.js";
 import { StatementBudget } from "./statement-budget.js";
 
@@ -46,9 +52,9 @@ export function resultOf(answer: ReadAnswer): unknown[] | Uint8Array {
 export class ReadConnection {
   private readonly sqlite: BetterSqlite3.Database;
   private readonly budget: StatementBudget | undefined;
-  // Kept by their SQL, as on the main connection: preparing costs more than running most of them.
-  private readonly statements = new Map<string, BetterSqlite3.Statement>();
-  private readonly arrayStatements = new Map<string, BetterSqlite3.Statement>();
+  // Kept by their SQL (and whether rows come as arrays), as on the main connection: preparing
+  // costs more than running most of them.
+  private readonly statements = new VersionedLru<BetterSqlite3.Statement>(KEPT_STATEMENT_CHARACTERS);
 
   constructor(options: ReadConnectionOptions) {
     this.sqlite = new BetterSqlite3(options.file, { readonly: true, fileMustExist: true });
@@ -87,15 +93,14 @@ export class ReadConnection {
   }
 
   private statementFor(sql: string, rowsAsArrays: boolean): BetterSqlite3.Statement {
-    const kept = rowsAsArrays ? this.arrayStatements : this.statements;
-    let statement = kept.get(sql);
+    const key = `${rowsAsArrays ? "a" : "o"}${sql}`;
+    let statement = this.statements.get(key, STATEMENTS_VERSION);
     if (statement === undefined) {
       statement = this.sqlite.prepare(sql);
       if (!statement.reader)
         throw Object.assign(new Error("a read connection runs selects only"), { code: "SQLITE_READONLY" });
       if (rowsAsArrays) statement.raw(true);
-      if (kept.size >= 2000) kept.clear();
-      kept.set(sql, statement);
+      this.statements.set(key, statement, STATEMENTS_VERSION, KEPT_STATEMENT_WEIGHT);
     }
     return statement;
   }
