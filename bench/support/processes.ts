@@ -2,6 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { V8_SERVE_FLAGS } from "../../src/main.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -59,9 +60,7 @@ export function serve(args: string[]): Promise<Served> {
       // As operators run it (docs/deployment.md); FTCAPI_BENCH_NODE_FLAGS adds node flags, such as
       // `--cpu-prof --cpu-prof-dir=DIR` to profile the server.
       ...(process.env.FTCAPI_BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== ""),
-      "--max-old-space-size=160",
-      "--max-semi-space-size=4",
-      "--v8-pool-size=1",
+      ...V8_SERVE_FLAGS,
       "dist/cli/ftcapi.js",
       "serve",
       "--port",

@@ -106,6 +106,12 @@ export function commitLedger(): Pick<Database, "noteCommit" | "localCommits"> {
 }
 
 /**
+ * The version a `VersionedLru` starts at and keeps while it is asked for no other: a cache whose
+ * entries do not follow a collection (carried series, prepared statements) is kept at it.
+ */
+export const UNVERSIONED = Number.NEGATIVE_INFINITY;
+
+/**
  * A small least-recently-used map whose entries belong to one version of the data: `get` and `set`
  * take the version the caller read (versions only grow), and the first call with a newer version
  * drops everything; a caller still holding an older version is served nothing and keeps nothing.
@@ -119,7 +125,7 @@ export class VersionedLru<Value> {
   /** Loads under way, by version and key, so that concurrent misses share one (`getOrLoad`). */
   private readonly loading = new Map<string, Promise<Value>>();
   private weight = 0;
-  private version = Number.NEGATIVE_INFINITY;
+  private version = UNVERSIONED;
 
   /** `maxWeight`: the summed weight kept; the least recently used entries go first. */
   constructor(private readonly maxWeight: number) {}
@@ -201,21 +207,6 @@ export class VersionedLru<Value> {
     this.version = version;
   }
 }
-
-/**
- * The SQL text the statements one connection keeps prepared may add up to, each counted 1,024
- * characters more (`KEPT_STATEMENT_WEIGHT`), least recently used dropped first: a prepared
- * statement's memory grows with its text, some 30 bytes a character (722 statements of 682,000
- * characters took 23 MB on a 20-million-complaint file), so the texts bound it, about 8 MB a
- * connection; the few hundred texts a connection runs fit.
- */
-export const KEPT_STATEMENT_CHARACTERS = 256 * 1024;
-
-/** What a kept statement weighs beyond its text (`KEPT_STATEMENT_CHARACTERS`). */
-export const KEPT_STATEMENT_WEIGHT = 1_024;
-
-/** The version a cache of prepared statements is kept at: they do not follow the data. */
-export const STATEMENTS_VERSION = 0;
 
 /**
  * Which keys were asked for recently, so that a cache keeps a value from its key's second request

@@ -907,7 +907,7 @@ export class ComplaintStore {
       cost: dayEntries + rowsRead * ROW_READ_COST,
       select: withOtherFilters(
         keys
-          .where("violation_day", "in", paddedInList([...sought]))
+          .where("violation_day", "in", paddedInList(sought))
           .where(
             testedOnRow ? rowColumn(this.database.dialect, column) : sql`${sql.ref(column)} || ''`,
             "in",

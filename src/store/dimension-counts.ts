@@ -2,7 +2,7 @@ import { type Kysely, type SelectQueryBuilder, sql } from "kysely";
 import type { Complaint } from "../domain/complaint.js";
 import type { TimeRange } from "../domain/complaint-query.js";
 import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
-import { type CollectionVersion, VersionedLru } from "./collection-version.js";
+import { type CollectionVersion, UNVERSIONED, VersionedLru } from "./collection-version.js";
 import type { StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
 import type { ComplaintPlaceViolationTable, FlagViolationDimension, Schema } from "./schema.js";
@@ -496,7 +496,7 @@ export interface CountSeriesFigures {
 export class CountSeries {
   /**
    * `before[i]` is the sum of the counts of `buckets[0..i-1]`; it has one more entry than `buckets`.
-   * In 32 bits while the sums fit (`keptSums`), which is a third less memory than 64.
+   * In 32 bits while the sums fit (`runningSums`), which is a third less memory than 64.
    */
   constructor(
     readonly bucketSeconds: number,
@@ -964,10 +964,9 @@ export class DimensionCounts {
 
 /**
  * The one version of `DimensionCounts`' carried series, which outlive the collection's versions
- * and are checked when used: the version a `VersionedLru` starts at, and keeps while it is asked
- * for no other.
+ * and are checked when used.
  */
-const CARRIED_VERSION = Number.NEGATIVE_INFINITY;
+const CARRIED_VERSION = UNVERSIONED;
 
 /** The key of a range's summed `violated_on` series in `DimensionCounts`' cache. */
 function violatedOnRangeKey(firstDay: number, lastDay: number): string {
@@ -1021,15 +1020,13 @@ export function sumOfSeries(parts: readonly CountSeries[]): CountSeries {
   let filled = 0;
   for (let at = 0; at < counts.length; at++) if (counts[at]! > 0) filled++;
   const buckets = new Int32Array(filled);
-  const before = new Float64Array(filled + 1);
   let index = 0;
-  for (let at = 0; at < counts.length; at++) {
-    if (counts[at]! === 0) continue;
-    buckets[index] = first + at;
-    before[index + 1] = before[index]! + counts[at]!;
-    index++;
-  }
-  return new CountSeries(bucketSeconds, buckets, keptSums(before));
+  for (let at = 0; at < counts.length; at++) if (counts[at]! > 0) buckets[index++] = first + at;
+  return new CountSeries(
+    bucketSeconds,
+    buckets,
+    runningSums(filled, (at) => counts[buckets[at]! - first]!),
+  );
 }
 
 /** The widest span of buckets `sumOfSeries` adds up in an array (about 114 years of hours). */
@@ -1039,12 +1036,12 @@ const DENSE_SPAN_MAX = 1_000_000;
 export function seriesOfPairs(bucketSeconds: number, pairs: readonly number[]): CountSeries {
   const length = pairs.length / 2;
   const buckets = new Int32Array(length);
-  const before = new Float64Array(length + 1);
-  for (let index = 0; index < length; index++) {
-    buckets[index] = pairs[2 * index]!;
-    before[index + 1] = before[index]! + pairs[2 * index + 1]!;
-  }
-  return new CountSeries(bucketSeconds, buckets, keptSums(before));
+  for (let index = 0; index < length; index++) buckets[index] = pairs[2 * index]!;
+  return new CountSeries(
+    bucketSeconds,
+    buckets,
+    runningSums(length, (index) => pairs[2 * index + 1]!),
+  );
 }
 
 /** A `CountSeries` of rows of (bucket, count), ascending by bucket. */
@@ -1052,22 +1049,26 @@ export function seriesOf(
   bucketSeconds: number,
   rows: ReadonlyArray<{ bucket: number; count: number | string | bigint }>,
 ): CountSeries {
-  const buckets = new Int32Array(rows.length);
-  const before = new Float64Array(rows.length + 1);
-  rows.forEach((row, index) => {
-    buckets[index] = Number(row.bucket);
-    before[index + 1] = before[index]! + Number(row.count);
-  });
-  return new CountSeries(bucketSeconds, buckets, keptSums(before));
+  const buckets = Int32Array.from(rows, (row) => Number(row.bucket));
+  return new CountSeries(
+    bucketSeconds,
+    buckets,
+    runningSums(rows.length, (index) => Number(rows[index]!.count)),
+  );
 }
 
 /** The largest running sum a `CountSeries` keeps in 32 bits. */
 const MAX_32_BIT_SUM = 0xffff_ffff;
 
 /**
- * Running sums as a series keeps them: in 32 bits when the last (the largest: counts are not
- * negative) fits, as it does for any collection of fewer than 4 billion complaints, else as given.
+ * A series' running sums (`CountSeries.before`) of the counts `countAt(0)` to `countAt(length - 1)`:
+ * in 32 bits when their total fits, as it does for any collection of fewer than 4 billion
+ * complaints, else in 64-bit floats.
  */
-function keptSums(before: Float64Array): Uint32Array | Float64Array {
-  return before[before.length - 1]! <= MAX_32_BIT_SUM ? new Uint32Array(before) : before;
+function runningSums(length: number, countAt: (index: number) => number): Uint32Array | Float64Array {
+  let total = 0;
+  for (let index = 0; index < length; index++) total += countAt(index);
+  const before = total <= MAX_32_BIT_SUM ? new Uint32Array(length + 1) : new Float64Array(length + 1);
+  for (let index = 0; index < length; index++) before[index + 1] = before[index]! + countAt(index);
+  return before;
 }

@@ -12,11 +12,12 @@ const LENGTHS_PER_DOUBLING = 4;
  * of a thousand violation days): unpadded, the days a page seeks could be any of 2,000 lengths,
  * and the statements of one shape alone could hold tens of megabytes.
  */
-export function paddedInList<T>(values: readonly T[]): T[] {
-  const padded = values.slice();
-  if (values.length <= EXACT_LENGTH_MAX) return padded;
-  const step = 2 ** Math.floor(Math.log2(values.length - 1)) / LENGTHS_PER_DOUBLING;
-  const length = Math.ceil(values.length / step) * step;
-  while (padded.length < length) padded.push(values[values.length - 1]!);
+export function paddedInList<T>(values: Iterable<T>): T[] {
+  const padded = [...values];
+  const count = padded.length;
+  if (count <= EXACT_LENGTH_MAX) return padded;
+  const step = 2 ** Math.floor(Math.log2(count - 1)) / LENGTHS_PER_DOUBLING;
+  const length = Math.ceil(count / step) * step;
+  while (padded.length < length) padded.push(padded[count - 1]!);
   return padded;
 }

@@ -18,13 +18,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
-import {
-  commitLedger,
-  KEPT_STATEMENT_CHARACTERS,
-  KEPT_STATEMENT_WEIGHT,
-  STATEMENTS_VERSION,
-  VersionedLru,
-} from "../collection-version.js";
+import { commitLedger } from "../collection-version.js";
 import {
   type CounterFile,
   DATA_VERSION_READ_MS,
@@ -41,6 +35,7 @@ import { isDatabaseReady } from "../unavailable.js";
 import { SqliteComplaintWriter } from "./complaint-writer.js";
 import { counterFileOf, openCounterFile } from "./counter-file.js";
 import { createPrivateFile } from "./create-private-file.js";
+import { KeptStatements } from "./kept-statements.js";
 import { loadNativeExtension } from "./native-extension.js";
 import { SqliteRateLimitStore } from "./rate-limit-store.js";
 import {
@@ -172,17 +167,15 @@ function withStatementCache(
   rowsAsArrays = false,
 ) {
   // Each statement is kept with its budgeted form, made once.
-  const statements = new VersionedLru<{ statement: BetterSqlite3.Statement; driver: DriverStatement }>(
-    KEPT_STATEMENT_CHARACTERS,
-  );
+  const statements = new KeptStatements<{ statement: BetterSqlite3.Statement; driver: DriverStatement }>();
   return {
     prepare(text: string): DriverStatement {
-      const known = statements.get(text, STATEMENTS_VERSION);
+      const known = statements.get(text);
       if (known && !known.statement.busy) return known.driver;
       const statement = sqlite.prepare(text);
       if (rowsAsArrays) statement.raw(true);
       const driver = budget ? budget.wrap(statement) : (statement as unknown as DriverStatement);
-      statements.set(text, { statement, driver }, STATEMENTS_VERSION, KEPT_STATEMENT_WEIGHT);
+      statements.set(text, { statement, driver });
       return driver;
     },
     close(): void {

@@ -1,11 +1,6 @@
 import BetterSqlite3 from "better-sqlite3";
 import { type PageRendering, renderPage } from "../../domain/complaint-envelope.js";
-import {
-  KEPT_STATEMENT_CHARACTERS,
-  KEPT_STATEMENT_WEIGHT,
-  STATEMENTS_VERSION,
-  VersionedLru,
-} from "../collection-version.js";
+import { KeptStatements } from "./kept-statements.js";
 import { loadNativeExtension } from "./native-extension.js";
 import { StatementBudget } from "./statement-budget.js";
 
@@ -52,9 +47,12 @@ export function resultOf(answer: ReadAnswer): unknown[] | Uint8Array {
 export class ReadConnection {
   private readonly sqlite: BetterSqlite3.Database;
   private readonly budget: StatementBudget | undefined;
-  // Kept by their SQL (and whether rows come as arrays), as on the main connection: preparing
-  // costs more than running most of them.
-  private readonly statements = new VersionedLru<BetterSqlite3.Statement>(KEPT_STATEMENT_CHARACTERS);
+  // As on the main connection; a text's statement for rows as objects and the one for rows as
+  // arrays are kept together.
+  private readonly statements = new KeptStatements<{
+    objects?: BetterSqlite3.Statement;
+    arrays?: BetterSqlite3.Statement;
+  }>();
 
   constructor(options: ReadConnectionOptions) {
     this.sqlite = new BetterSqlite3(options.file, { readonly: true, fileMustExist: true });
@@ -93,14 +91,15 @@ export class ReadConnection {
   }
 
   private statementFor(sql: string, rowsAsArrays: boolean): BetterSqlite3.Statement {
-    const key = `${rowsAsArrays ? "a" : "o"}${sql}`;
-    let statement = this.statements.get(key, STATEMENTS_VERSION);
+    const forms = this.statements.get(sql) ?? {};
+    let statement = rowsAsArrays ? forms.arrays : forms.objects;
     if (statement === undefined) {
       statement = this.sqlite.prepare(sql);
       if (!statement.reader)
         throw Object.assign(new Error("a read connection runs selects only"), { code: "SQLITE_READONLY" });
-      if (rowsAsArrays) statement.raw(true);
-      this.statements.set(key, statement, STATEMENTS_VERSION, KEPT_STATEMENT_WEIGHT);
+      if (rowsAsArrays) forms.arrays = statement.raw(true);
+      else forms.objects = statement;
+      this.statements.set(sql, forms);
     }
     return statement;
   }
