@@ -79,6 +79,11 @@ export interface ServeConfig extends DatabaseConfig {
   readonly keySecret: string | undefined;
   /** Worker processes sharing the ports (node:cluster); 1 runs in this process. */
   readonly workers: number;
+  /**
+   * The C allocator's arena limit this process was started with (`MALLOC_ARENA_MAX`), which
+   * workers inherit; undefined: not set, and workers get the serving default (`SERVE_ENVIRONMENT`).
+   */
+  readonly mallocArenaMax: string | undefined;
   /** Limit for keys without their own. */
   readonly rateLimitPerHour: number;
   /** The rolling window of keys' limits: 3600 (an hour); shorter only to test clients' handling of 429. */
@@ -101,7 +106,7 @@ export interface ServeConfig extends DatabaseConfig {
   readonly readThreads: number;
   /** The quick lane's budget per statement; a statement past it is run again in the long lane. */
   readonly quickReadBudgetMs: number;
-  /** SQLite: the page cache of each read thread's connection (and the idle loop's), in MB. */
+  /** SQLite: the page cache of each quick-lane read thread's connection (and the idle loop's; the long lane's at most 1 MB), in MB. */
   readonly readThreadCacheMb: number;
   /**
    * Hold the notices in memory on a worker thread of each process (store/notice-thread.ts) instead
@@ -318,7 +323,7 @@ export const SERVE_OPTIONS = {
     flag: "--read-thread-cache-mb <n>",
     variable: "FTCAPI_READ_THREAD_CACHE_MB",
     defaultText: "4",
-    help: "SQLite: page cache of each read thread, in MB (more makes rows of a large file cheaper to read, at that memory per thread)",
+    help: "SQLite: page cache of each quick-lane read thread and the idle loop, in MB (the long lane keeps at most 1; more makes rows of a large file cheaper to read, at that memory per thread)",
   },
   metricsPort: {
     flag: "--metrics-port <n>",
@@ -414,6 +419,7 @@ export function serveConfig(flags: RawServeOptions, env: Environment = process.e
     logLevel: raw(flags, env, "logLevel") as string,
     keySecret: keySecretConfig(flags, env),
     workers: count("--workers", raw(flags, env, "workers") as string, 1),
+    mallocArenaMax: env.MALLOC_ARENA_MAX,
     rateLimitPerHour: count("--rate-limit-per-hour", raw(flags, env, "rateLimitPerHour") as string, 1),
     rateLimitWindowSeconds: count(
       "--rate-limit-window-seconds",

@@ -69,7 +69,7 @@ export async function serve(
   // The primary alone listens for metrics, and answers with every worker's, aggregated.
   const metrics = await listenForMetrics(config, clusterMetricsExposition());
   try {
-    const workers = await forkWorkers(config.workers, log);
+    const workers = await forkWorkers(config.workers, config.mallocArenaMax, log);
     const stop = async () => {
       await workers.stop();
       await metrics?.close();
@@ -155,7 +155,10 @@ function tellPrimary(message: WorkerMessage): Promise<void> {
  *   notices), but without a heap limit V8 lets garbage grow the heap to gigabytes before it
  *   collects (a worker reached 840 MB under distinct load; 281 MB with these). A 4 MB semi-space
  *   instead of 8 took 11 to 26 MB off the peak under the distinct workloads at 20 million
- *   complaints, with their rates within the runs' noise (docs/performance.md, 2026-12-06).
+ *   complaints. A larger one trades memory for the collections of promoted objects, about a fifth
+ *   of the processor time under continuous distinct load: at 6 MB, 10 to 25% more requests a
+ *   second after 10 s of load, but no more in the benchmark's 10-second runs, for some 20 MB more
+ *   at peak (docs/performance.md, 2026-12-06, night).
  * - One V8 helper thread instead of four: on a 2-core machine the helpers (concurrent marking and
  *   sweeping, parallel scavenges) took the cores from the event loop mid-collection, while the
  *   notice thread and the load kept them busy. Beside a flood of costly notice requests
@@ -169,6 +172,16 @@ export const V8_SERVE_FLAGS = [
   "--v8-pool-size=1",
 ] as const;
 
+/**
+ * The environment a serving process runs with, beside `V8_SERVE_FLAGS` (npm start, the systemd
+ * unit, workers forked with `--workers`): glibc's allocator keeps an arena per thread that
+ * allocates (the event loop, the read threads, the notice thread, libuv's pool), each holding the
+ * memory freed in it; two arenas for all kept a worker's peak under the distinct workload at 20
+ * million complaints some 6 MB lower, at no cost in requests a second (docs/performance.md,
+ * 2026-12-06, night).
+ */
+export const SERVE_ENVIRONMENT = { MALLOC_ARENA_MAX: "2" } as const;
+
 /** V8's heap limit in a process started without one is over this (a quarter of the machine's memory, at least 2 GB). */
 const UNSET_HEAP_LIMIT_MB = 1024;
 
@@ -179,13 +192,16 @@ export function hasHeapLimit(): boolean {
 
 /**
  * Forks `count` workers and resolves once all listen. Workers run with `V8_SERVE_FLAGS` unless the
- * primary was given a heap limit, which they then inherit. Until then, a worker that fails or exits
- * stops them all and rejects with its reason; after, a worker that exits is replaced.
+ * primary was given a heap limit, which they then inherit, and with `SERVE_ENVIRONMENT`'s arena
+ * limit unless the primary was started with one (`mallocArenaMax`). Until then, a worker that fails
+ * or exits stops them all and rejects with its reason; after, a worker that exits is replaced.
  */
 async function forkWorkers(
   count: number,
+  mallocArenaMax: string | undefined,
   log: (line: string) => void,
 ): Promise<Omit<RunningServer, "certPath">> {
+  const environment = { MALLOC_ARENA_MAX: mallocArenaMax ?? SERVE_ENVIRONMENT.MALLOC_ARENA_MAX };
   let stopping = false;
   const urls = await new Promise<{ httpsUrl: string; httpUrl: string }>((resolve, reject) => {
     let listening = 0;
@@ -211,10 +227,10 @@ async function forkWorkers(
         return;
       }
       log(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-      cluster.fork();
+      cluster.fork(environment);
     });
     if (!hasHeapLimit()) cluster.setupPrimary({ execArgv: [...process.execArgv, ...V8_SERVE_FLAGS] });
-    for (let index = 0; index < count; index++) cluster.fork();
+    for (let index = 0; index < count; index++) cluster.fork(environment);
   });
   return {
     ...urls,

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { V8_SERVE_FLAGS } from "../../src/main.js";
+import { SERVE_ENVIRONMENT, V8_SERVE_FLAGS } from "../../src/main.js";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -57,7 +57,7 @@ export function serve(args: string[]): Promise<Served> {
   const child = spawn(
     process.execPath,
     [
-      // As operators run it (docs/deployment.md); FTCAPI_BENCH_NODE_FLAGS adds node flags, such as
+      // As operators run it (docs/deployment.md, with `SERVE_ENVIRONMENT`); FTCAPI_BENCH_NODE_FLAGS adds node flags, such as
       // `--cpu-prof --cpu-prof-dir=DIR` to profile the server.
       ...(process.env.FTCAPI_BENCH_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== ""),
       ...V8_SERVE_FLAGS,
@@ -73,7 +73,7 @@ export function serve(args: string[]): Promise<Served> {
       "warn",
       ...args,
     ],
-    { cwd: ROOT },
+    { cwd: ROOT, env: { ...process.env, ...SERVE_ENVIRONMENT } },
   );
   let output = "";
   return new Promise((resolve, reject) => {

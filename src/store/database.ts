@@ -193,8 +193,8 @@ export interface OpenOptions {
   /** SQLite, with `readThreads`: the quick lane's budget per statement (default `QUICK_READ_BUDGET_MS`). */
   quickReadBudgetMs?: number;
   /**
-   * SQLite, with `readThreads`: the page cache of each read thread's connection and of the idle
-   * loop's, in KiB (default `READ_THREAD_CACHE_KIB`).
+   * SQLite, with `readThreads`: the page cache of each quick-lane thread's connection and of the
+   * idle loop's, in KiB (default `READ_THREAD_CACHE_KIB`); the long lane's is at most 1 MB.
    */
   readThreadCacheKib?: number;
 }

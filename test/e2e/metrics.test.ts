@@ -16,7 +16,7 @@ const COMPLAINTS = "/v0/dnc-complaints";
 const NOTICES = "/v0/hsr-early-termination-notices";
 const ROWS = 200;
 /** The complaint list cache's documented limit (docs/metrics.md). */
-const CACHE_LIMIT_CHARACTERS = 6 * 1024 * 1024;
+const CACHE_LIMIT_CHARACTERS = 4 * 1024 * 1024;
 
 /** A database of `ROWS` generated complaints (no notices), and the directory to serve it from. */
 async function importedDatabase(
