@@ -156,7 +156,7 @@ function tellPrimary(message: WorkerMessage): Promise<void> {
  *   collects (a worker reached 840 MB under distinct load; 281 MB with these). A 4 MB semi-space
  *   instead of 8 took 11 to 26 MB off the peak under the distinct workloads at 20 million
  *   complaints. A larger one trades memory for the collections of promoted objects, about a fifth
- *   of the processor time under continuous distinct load: at 6 MB, 10 to 25% more requests a
+ *   of the processor time under continuous distinct load: at 6 and 8 MB, 10 to 25% more requests a
  *   second after 10 s of load, but no more in the benchmark's 10-second runs, for some 20 MB more
  *   at peak (docs/performance.md, 2026-12-06, night).
  * - One V8 helper thread instead of four: on a 2-core machine the helpers (concurrent marking and
