@@ -201,7 +201,8 @@ async function forkWorkers(
   mallocArenaMax: string | undefined,
   log: (line: string) => void,
 ): Promise<Omit<RunningServer, "certPath">> {
-  const environment = { MALLOC_ARENA_MAX: mallocArenaMax ?? SERVE_ENVIRONMENT.MALLOC_ARENA_MAX };
+  // Workers inherit the primary's environment: the serving one is added only where it set none.
+  const environment = mallocArenaMax === undefined ? SERVE_ENVIRONMENT : {};
   let stopping = false;
   const urls = await new Promise<{ httpsUrl: string; httpUrl: string }>((resolve, reject) => {
     let listening = 0;

@@ -1049,7 +1049,9 @@ export function seriesOf(
   bucketSeconds: number,
   rows: ReadonlyArray<{ bucket: number; count: number | string | bigint }>,
 ): CountSeries {
-  const buckets = Int32Array.from(rows, (row) => Number(row.bucket));
+  // A loop: `Int32Array.from` with a mapping function cost 330 µs for a year of hours, against 10 to 17.
+  const buckets = new Int32Array(rows.length);
+  for (let index = 0; index < rows.length; index++) buckets[index] = Number(rows[index]!.bucket);
   return new CountSeries(
     bucketSeconds,
     buckets,

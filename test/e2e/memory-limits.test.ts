@@ -17,23 +17,16 @@ import { makeTempDirectory } from "../support/test-server.js";
 const HEAP_FLAGS = ["--max-old-space-size=160", "--max-semi-space-size=4", "--v8-pool-size=1"];
 const NO_LIMIT_WARNING = "Warning: node runs without a heap limit";
 
-/** The process ids of a process's children. */
-function childrenOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-}
-
-/** The command lines of a process's children, each as its arguments. */
-function childCommandLines(pid: number): string[][] {
-  return childrenOf(pid).map((child) =>
-    readFileSync(`/proc/${child}/cmdline`, "utf8").split("\0").filter(Boolean),
-  );
-}
-
-/** The environments of a process's children, each as its `NAME=value` entries. */
-function childEnvironments(pid: number): string[][] {
-  return childrenOf(pid).map((child) =>
-    readFileSync(`/proc/${child}/environ`, "utf8").split("\0").filter(Boolean),
-  );
+/**
+ * A `/proc` list of a process's children, each as its entries: `cmdline` (the arguments) or
+ * `environ` (`NAME=value`).
+ */
+function ofChildren(pid: number, file: "cmdline" | "environ"): string[][] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+  return children.map((child) => readFileSync(`/proc/${child}/${file}`, "utf8").split("\0").filter(Boolean));
 }
 
 describe("memory limits of a serving process (real serve processes, SQLite)", () => {
@@ -45,11 +38,11 @@ describe("memory limits of a serving process (real serve processes, SQLite)", ()
       directory,
     );
     try {
-      const workers = childCommandLines(server.child.pid!);
+      const workers = ofChildren(server.child.pid!, "cmdline");
       assert.equal(workers.length, 2, JSON.stringify(workers));
       for (const argv of workers)
         for (const flag of HEAP_FLAGS) assert.ok(argv.includes(flag), argv.join(" "));
-      for (const environment of childEnvironments(server.child.pid!))
+      for (const environment of ofChildren(server.child.pid!, "environ"))
         assert.ok(environment.includes("MALLOC_ARENA_MAX=2"), environment.join(" "));
       assert.ok(!server.output().includes(NO_LIMIT_WARNING), server.output());
     } finally {
