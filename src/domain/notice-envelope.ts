@@ -112,6 +112,10 @@ export const RESOURCE_TEXT = {
   beforeRelationshipUrl: `,"relationships":{"node_type":{"data":null,"links":{"self":{"href":"`,
   relationship: "/relationships/node_type",
   end: `"}}}}}`,
+  /** What a version piece holds before the revision (`id:` percent-encoded). */
+  version: "?resourceVersion=id%3A",
+  /** What an attributes piece holds before the attributes' object. */
+  attributes: `"}},"attributes":`,
 } as const;
 
 /**
@@ -123,9 +127,9 @@ export const RESOURCE_TEXT = {
 export function noticeResourcePieces(notice: Notice): { id: string; version: string; attributes: string } {
   return {
     id: jsonEscaped(notice.id),
-    version: `?resourceVersion=${encodeURIComponent(`id:${notice.revision}`)}`,
+    version: `${RESOURCE_TEXT.version}${notice.revision}`,
     attributes:
-      `"}},"attributes":{"title":${jsonString(notice.title)}` +
+      `${RESOURCE_TEXT.attributes}{"title":${jsonString(notice.title)}` +
       `,"created":"${formatTimestamp(notice.createdAt)}","updated":"${formatTimestamp(notice.updatedAt)}"` +
       `,"acquired-party":${jsonString(notice.acquiredParty)},"acquiring-party":${jsonString(notice.acquiringParty)}` +
       `,"date":${jsonString(notice.date)},"acquired-entities":${jsonStrings(notice.acquiredEntities)}` +

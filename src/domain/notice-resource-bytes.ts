@@ -1,4 +1,4 @@
-import type { Notice } from "./notice.js";
+import type { Notice, NoticeAttributes } from "./notice.js";
 import { jsonEscaped, noticeDocumentEnds, noticeResourcePieces, RESOURCE_TEXT } from "./notice-envelope.js";
 
 const START = Buffer.from(RESOURCE_TEXT.start);
@@ -120,6 +120,25 @@ export class NoticeResourceBytes {
     }
     page.write(tail, at);
     return page;
+  }
+
+  /**
+   * What the notice at `position` was written from, read back: its id, its revision and its API
+   * attributes (`noticeAttributes`), equal to the notice's own (JSON text parses back to the strings
+   * it was written from, lone surrogates included).
+   */
+  recordAt(position: number): { id: string; revision: number; attributes: NoticeAttributes } {
+    const id = this.bounds[position * 3]!;
+    const version = this.bounds[position * 3 + 1]!;
+    const attributes = this.bounds[position * 3 + 2]!;
+    const versionText = this.bytes.toString("latin1", version, attributes);
+    return {
+      id: JSON.parse(`"${this.bytes.toString("utf8", id, version)}"`) as string,
+      revision: Number(versionText.slice(RESOURCE_TEXT.version.length)),
+      attributes: JSON.parse(
+        this.bytes.toString("utf8", attributes + RESOURCE_TEXT.attributes.length, this.endOf(position)),
+      ) as NoticeAttributes,
+    };
   }
 
   private endOf(position: number): number {

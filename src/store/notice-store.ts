@@ -76,7 +76,7 @@ export class NoticeStore implements NoticeReader {
       const { collectionUrl, path } = request;
       const links = { collectionUrl, path, pairs, query, paged: true };
       if (query.fields !== undefined) {
-        const records = positions.map((position) => snapshot.notices[position]!);
+        const records = positions.map((position) => snapshot.notice(position));
         return noticeDocumentBytes(records, total, links);
       }
       return snapshot.resources.document(positions, total, links);
@@ -86,7 +86,7 @@ export class NoticeStore implements NoticeReader {
   /** A page of the notices the query matches, from the snapshot of `atVersion` or a newer one. */
   async list(query: NoticeQuery, atVersion = 0): Promise<NoticePage> {
     const { snapshot, positions, total } = await this.found(query, atVersion);
-    return { total, records: positions.map((position) => snapshot.notices[position]!) };
+    return { total, records: positions.map((position) => snapshot.notice(position)) };
   }
 
   /** The page's positions in the snapshot it was found in, and the filter's total. */
@@ -128,7 +128,7 @@ export class NoticeStore implements NoticeReader {
     const length = query.by[0] === "year" ? 4 : 7;
     const counts = new Map<string | null, number>();
     const tally = (position: number) => {
-      const date = snapshot.notices[position]!.date;
+      const date = snapshot.dateOf(position);
       const key = date === null || date === undefined ? null : date.slice(0, length);
       counts.set(key, (counts.get(key) ?? 0) + 1);
     };
@@ -142,7 +142,7 @@ export class NoticeStore implements NoticeReader {
   async findById(id: string): Promise<Notice | undefined> {
     const snapshot = await this.current();
     const position = snapshot.position(id);
-    return position === undefined ? undefined : snapshot.notices[position];
+    return position === undefined ? undefined : snapshot.notice(position);
   }
 
   /**

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { Notice } from "../../src/domain/notice.js";
+import { type Notice, noticeAttributes } from "../../src/domain/notice.js";
 import {
   decodeQuery,
   encodeQuery,
@@ -41,6 +41,14 @@ test("a notices document written as text, or from kept resource bytes, equals th
       fc.option(fc.subarray(["title", "date", "tags", "node_type"]), { nil: undefined }),
       (notices, picks, total, base, otherBase, pairs, offset, limit, fields) => {
         const kept = NoticeResourceBytes.of(notices);
+        // Each notice reads back as it was written.
+        notices.forEach((written, position) => {
+          assert.deepEqual(kept.recordAt(position), {
+            id: written.id,
+            revision: written.revision,
+            attributes: noticeAttributes(written),
+          });
+        });
         // A page's notices in any order, some more than once, as positions in the kept set.
         const positions = notices.length === 0 ? [] : picks.map((pick) => pick % notices.length);
         const page = positions.map((position) => notices[position]!);
