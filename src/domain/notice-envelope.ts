@@ -79,26 +79,6 @@ export function noticeResource(
   return resource;
 }
 
-/**
- * Each notice's resource object as UTF-8 bytes (all fields), for the last collection URL it was
- * written with, kept while the notice object lives. Bytes, not a string: the 28,000 notices' texts
- * are some 30 MB, which as strings the event loop's collector would mark on every full collection;
- * as bytes they sit outside the JS heap (in `Buffer`'s shared slabs), and a page is a concatenation.
- */
-const RESOURCE_BYTES = new WeakMap<Notice, { bytes: Buffer; url: string }>();
-
-const COMMA = Buffer.from(",");
-
-/** `JSON.stringify(noticeResource(notice, collectionUrl, undefined))` as UTF-8, kept per notice. */
-function resourceBytes(notice: Notice, collectionUrl: string): Buffer {
-  let kept = RESOURCE_BYTES.get(notice);
-  if (kept === undefined || kept.url !== collectionUrl) {
-    kept = { bytes: Buffer.from(resourceJson(notice, collectionUrl)), url: collectionUrl };
-    RESOURCE_BYTES.set(notice, kept);
-  }
-  return kept.bytes;
-}
-
 /** What `JSON.stringify` escapes in a string: controls, `"`, `\`, and surrogates when lone. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes.
 const ESCAPED = /[\u0000-\u001f"\\\ud800-\udfff]/;
@@ -109,6 +89,11 @@ function jsonString(text: string | null): string {
   return ESCAPED.test(text) ? JSON.stringify(text) : `"${text}"`;
 }
 
+/** `JSON.stringify(text)` without its quotes: what the text is inside a JSON string. */
+export function jsonEscaped(text: string): string {
+  return ESCAPED.test(text) ? JSON.stringify(text).slice(1, -1) : text;
+}
+
 function jsonStrings(texts: readonly string[]): string {
   let json = "[";
   for (let index = 0; index < texts.length; index++)
@@ -117,26 +102,58 @@ function jsonStrings(texts: readonly string[]): string {
 }
 
 /**
+ * The constant text of a notice's resource object, around its pieces (`noticeResourcePieces`) and
+ * the collection URL (JSON-escaped: `jsonEscaped`):
+ * `start id beforeUrl URL "/" id version attributes beforeRelationshipUrl URL "/" id relationship version end`.
+ */
+export const RESOURCE_TEXT = {
+  start: `{"type":"${NOTICE_TYPE}","id":"`,
+  beforeUrl: `","links":{"self":{"href":"`,
+  beforeRelationshipUrl: `,"relationships":{"node_type":{"data":null,"links":{"self":{"href":"`,
+  relationship: "/relationships/node_type",
+  end: `"}}}}}`,
+  /** What a version piece holds before the revision (`id:` percent-encoded). */
+  version: "?resourceVersion=id%3A",
+  /** What an attributes piece holds before the attributes' object. */
+  attributes: `"}},"attributes":`,
+} as const;
+
+/**
+ * What a notice's resource object holds of the notice: its id (JSON-escaped), its version as the
+ * links' query (`?resourceVersion=id%3A<revision>`), and its attributes member (`"}},"attributes":{...}`,
+ * from the end of the self link on). The URL ends in ASCII (the collection's path) and what follows
+ * it in a link is ASCII but for the id, so escaping each apart escapes what `JSON.stringify` would.
+ */
+export function noticeResourcePieces(notice: Notice): { id: string; version: string; attributes: string } {
+  return {
+    id: jsonEscaped(notice.id),
+    version: `${RESOURCE_TEXT.version}${notice.revision}`,
+    attributes:
+      `${RESOURCE_TEXT.attributes}{"title":${jsonString(notice.title)}` +
+      `,"created":"${formatTimestamp(notice.createdAt)}","updated":"${formatTimestamp(notice.updatedAt)}"` +
+      `,"acquired-party":${jsonString(notice.acquiredParty)},"acquiring-party":${jsonString(notice.acquiringParty)}` +
+      `,"date":${jsonString(notice.date)},"acquired-entities":${jsonStrings(notice.acquiredEntities)}` +
+      `,"transaction-number":${jsonString(notice.transactionNumber)},"tags":${jsonStrings(notice.tags)}}`,
+  };
+}
+
+/**
  * Exactly `JSON.stringify(noticeResource(notice, collectionUrl, undefined))`, written directly: a
  * page of 50 notices written through objects and `JSON.stringify` cost the notice thread some 350 µs.
  */
 function resourceJson(notice: Notice, collectionUrl: string): string {
-  const version = `?resourceVersion=${encodeURIComponent(`id:${notice.revision}`)}`;
-  const recordUrl = `${collectionUrl}/${notice.id}`;
+  const { id, version, attributes } = noticeResourcePieces(notice);
+  const url = jsonEscaped(collectionUrl);
+  const text = RESOURCE_TEXT;
   return (
-    `{"type":"${NOTICE_TYPE}","id":${jsonString(notice.id)},"links":{"self":{"href":${jsonString(`${recordUrl}${version}`)}}}` +
-    `,"attributes":{"title":${jsonString(notice.title)},"created":"${formatTimestamp(notice.createdAt)}"` +
-    `,"updated":"${formatTimestamp(notice.updatedAt)}","acquired-party":${jsonString(notice.acquiredParty)}` +
-    `,"acquiring-party":${jsonString(notice.acquiringParty)},"date":${jsonString(notice.date)}` +
-    `,"acquired-entities":${jsonStrings(notice.acquiredEntities)}` +
-    `,"transaction-number":${jsonString(notice.transactionNumber)},"tags":${jsonStrings(notice.tags)}}` +
-    `,"relationships":{"node_type":{"data":null,"links":{"self":{"href":${jsonString(`${recordUrl}/relationships/node_type${version}`)}}}}}}`
+    `${text.start}${id}${text.beforeUrl}${url}/${id}${version}${attributes}` +
+    `${text.beforeRelationshipUrl}${url}/${id}${text.relationship}${version}${text.end}`
   );
 }
 
 /**
  * One notice's resource object as JSON text, exactly `JSON.stringify(noticeResource(...))` (a page's
- * `data` item; a line of an NDJSON export), from the bytes kept per notice when there is no fieldset.
+ * `data` item; a line of an NDJSON export).
  */
 export function noticeResourceText(
   notice: Notice,
@@ -144,39 +161,40 @@ export function noticeResourceText(
   fields: NoticeQuery["fields"],
 ): string {
   if (fields !== undefined) return JSON.stringify(noticeResource(notice, collectionUrl, fields));
-  return resourceBytes(notice, collectionUrl).toString();
+  return resourceJson(notice, collectionUrl);
 }
 
 /**
- * The notices document as UTF-8 bytes: exactly `JSON.stringify(noticeDocument(...))`. With
- * `keepResources` (the default) and no fieldset, each record's bytes are written once per notice
- * object and reused, since a page of 50 records is most of a list answer's cost; without, nothing
- * is kept (where memory counts for more than the time to write a page).
+ * The notices document as UTF-8 bytes: exactly `JSON.stringify(noticeDocument(...))`. Pages without
+ * a fieldset are written from bytes kept per notice instead (`NoticeResourceBytes`).
  */
 export function noticeDocumentBytes(
   notices: readonly Notice[],
   total: number,
   options: Parameters<typeof noticeDocument>[2],
-  keepResources = true,
 ): Buffer {
   if (options.query.fields !== undefined)
     return Buffer.from(JSON.stringify(noticeDocument(notices, total, options)));
+  const [head, tail] = noticeDocumentEnds(total, options);
+  let text = head;
+  for (let index = 0; index < notices.length; index++)
+    text += `${index === 0 ? "" : ","}${resourceJson(notices[index]!, options.collectionUrl)}`;
+  return Buffer.from(`${text}${tail}`);
+}
+
+/**
+ * What a notices document without a fieldset holds before its first resource object and after
+ * its last: `head + resources joined by commas + tail` is `JSON.stringify(noticeDocument(...))`.
+ */
+export function noticeDocumentEnds(
+  total: number,
+  options: Parameters<typeof noticeDocument>[2],
+): [head: string, tail: string] {
   const { links, meta, jsonapi } = noticeDocument([], total, options);
-  const head = `{"jsonapi":${JSON.stringify(jsonapi)},"data":[`;
-  const tail = `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`;
-  if (!keepResources) {
-    let text = head;
-    for (let index = 0; index < notices.length; index++)
-      text += `${index === 0 ? "" : ","}${resourceJson(notices[index]!, options.collectionUrl)}`;
-    return Buffer.from(`${text}${tail}`);
-  }
-  const parts: Buffer[] = [Buffer.from(head)];
-  notices.forEach((notice, index) => {
-    if (index > 0) parts.push(COMMA);
-    parts.push(resourceBytes(notice, options.collectionUrl));
-  });
-  parts.push(Buffer.from(tail));
-  return Buffer.concat(parts);
+  return [
+    `{"jsonapi":${JSON.stringify(jsonapi)},"data":[`,
+    `],"meta":${JSON.stringify(meta)},"links":${JSON.stringify(links)}}`,
+  ];
 }
 
 /**

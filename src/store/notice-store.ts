@@ -51,25 +51,17 @@ export class NoticeStore implements NoticeReader {
 
   /** The notices' change detection, shared with this process's other caches of them. */
   readonly version: CollectionVersion;
-  private readonly keepResources: boolean;
   private readonly afterPreparations: (() => void) | undefined;
 
   /**
-   * `keepResources` (default true): whether pages are written from each notice's resource bytes,
-   * kept once written (`noticeDocumentBytes`), which saves the event loop time and its collector
-   * work at the cost of some 30 MB for the 28,000 notices. `afterPreparations`: called through the
-   * page gate once a new snapshot's preparations are built (the notice thread collects its heap
-   * there: `collectGarbage`).
+   * `afterPreparations`: called through the page gate once a new snapshot's preparations are built
+   * (the notice thread collects its heap there: `collectGarbage`).
    */
   constructor(
     private readonly database: Database,
-    {
-      keepResources = true,
-      afterPreparations,
-    }: { keepResources?: boolean; afterPreparations?: () => void } = {},
+    { afterPreparations }: { afterPreparations?: () => void } = {},
   ) {
     this.version = new CollectionVersion(database, NOTICES);
-    this.keepResources = keepResources;
     this.afterPreparations = afterPreparations;
   }
 
@@ -80,15 +72,25 @@ export class NoticeStore implements NoticeReader {
       const query = parseNoticeQuery(
         request.parameters === undefined ? pairs : decodeQuery(request.parameters),
       );
-      const page = await this.list(query, atVersion);
+      const { snapshot, positions, total } = await this.found(query, atVersion);
       const { collectionUrl, path } = request;
       const links = { collectionUrl, path, pairs, query, paged: true };
-      return noticeDocumentBytes(page.records, page.total, links, this.keepResources);
+      if (query.fields !== undefined) {
+        const records = positions.map((position) => snapshot.notice(position));
+        return noticeDocumentBytes(records, total, links);
+      }
+      return snapshot.resources.document(positions, total, links);
     });
   }
 
   /** A page of the notices the query matches, from the snapshot of `atVersion` or a newer one. */
   async list(query: NoticeQuery, atVersion = 0): Promise<NoticePage> {
+    const { snapshot, positions, total } = await this.found(query, atVersion);
+    return { total, records: positions.map((position) => snapshot.notice(position)) };
+  }
+
+  /** The page's positions in the snapshot it was found in, and the filter's total. */
+  private async found(query: NoticeQuery, atVersion: number) {
     let snapshot = await this.current({ atLeast: atVersion });
     let resolved = await this.resolveInDatabase(snapshot, query);
     if (resolved === undefined) {
@@ -99,7 +101,7 @@ export class NoticeStore implements NoticeReader {
     const matches = await snapshot.matching(query.filter, resolved);
     const positions = snapshot.page(matches, query.sort, query.offset, query.limit);
     const total = matches === undefined ? snapshot.size : matches.count;
-    return { total, records: positions.map((position) => snapshot.notices[position]!) };
+    return { snapshot, positions, total };
   }
 
   /**
@@ -126,7 +128,7 @@ export class NoticeStore implements NoticeReader {
     const length = query.by[0] === "year" ? 4 : 7;
     const counts = new Map<string | null, number>();
     const tally = (position: number) => {
-      const date = snapshot.notices[position]!.date;
+      const date = snapshot.dateOf(position);
       const key = date === null || date === undefined ? null : date.slice(0, length);
       counts.set(key, (counts.get(key) ?? 0) + 1);
     };
@@ -140,7 +142,7 @@ export class NoticeStore implements NoticeReader {
   async findById(id: string): Promise<Notice | undefined> {
     const snapshot = await this.current();
     const position = snapshot.position(id);
-    return position === undefined ? undefined : snapshot.notices[position];
+    return position === undefined ? undefined : snapshot.notice(position);
   }
 
   /**

@@ -54,10 +54,9 @@ lowerThreadPriority();
 // With the small page cache `NoticeThread.optionsFor` gives it: the notices are read once per
 // version, into memory, and a page cache would only hold a second copy.
 const database = openDatabase(options.location, options.open);
-// Pages are written here, off the event loop, so the time kept resource bytes would save is not
-// the loop's, and their 30 MB would count against the process's memory figure. Each snapshot's
-// build is followed by a full collection, which gives back the 30 to 50 MB the build grew the heap by.
-const store = new NoticeStore(database, { keepResources: false, afterPreparations: collectGarbage });
+// Each snapshot's build is followed by a full collection, which gives back the 30 to 50 MB the build
+// grew the heap by.
+const store = new NoticeStore(database, { afterPreparations: collectGarbage });
 
 async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
   switch (request.kind) {

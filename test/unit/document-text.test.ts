@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import fc from "fast-check";
-import type { Notice } from "../../src/domain/notice.js";
+import { type Notice, noticeAttributes } from "../../src/domain/notice.js";
 import {
   decodeQuery,
   encodeQuery,
   noticeDocument,
   noticeDocumentBytes,
 } from "../../src/domain/notice-envelope.js";
+import { NoticeResourceBytes } from "../../src/domain/notice-resource-bytes.js";
 
 const text = fc.string({ unit: "grapheme", maxLength: 40 });
 const anyText = fc.oneof(text, fc.string({ unit: "binary", maxLength: 20 }));
@@ -26,10 +27,11 @@ const notice: fc.Arbitrary<Notice> = fc.record({
   tags: fc.array(anyText, { maxLength: 2 }),
 });
 
-test("a notices document written as text equals the object written by JSON.stringify", () => {
+test("a notices document written as text, or from kept resource bytes, equals the object written by JSON.stringify", () => {
   fc.assert(
     fc.property(
       fc.array(notice, { maxLength: 6 }),
+      fc.array(fc.nat(), { maxLength: 8 }),
       fc.nat(100),
       fc.webUrl(),
       fc.webUrl(),
@@ -37,10 +39,21 @@ test("a notices document written as text equals the object written by JSON.strin
       fc.nat(60),
       fc.integer({ min: 1, max: 50 }),
       fc.option(fc.subarray(["title", "date", "tags", "node_type"]), { nil: undefined }),
-      (notices, total, base, otherBase, pairs, offset, limit, fields) => {
-        // Twice on one address (the second reuses each notice's kept text), then on another
-        // address (the kept text is rewritten for it) and back.
-        for (const address of [base, base, otherBase, base]) {
+      (notices, picks, total, base, otherBase, pairs, offset, limit, fields) => {
+        const kept = NoticeResourceBytes.of(notices);
+        // Each notice reads back as it was written.
+        notices.forEach((written, position) => {
+          assert.deepEqual(kept.recordAt(position), {
+            id: written.id,
+            revision: written.revision,
+            attributes: noticeAttributes(written),
+          });
+        });
+        // A page's notices in any order, some more than once, as positions in the kept set.
+        const positions = notices.length === 0 ? [] : picks.map((pick) => pick % notices.length);
+        const page = positions.map((position) => notices[position]!);
+        // One set of kept bytes serves every address.
+        for (const address of [base, otherBase, base]) {
           const options = {
             collectionUrl: `${address}/v0/hsr-early-termination-notices`,
             path: `${address}/v0/hsr-early-termination-notices`,
@@ -48,9 +61,14 @@ test("a notices document written as text equals the object written by JSON.strin
             query: { offset, limit, fields: fields as never },
             paged: true,
           };
-          const expected = JSON.stringify(noticeDocument(notices, total, options));
-          assert.equal(noticeDocumentBytes(notices, total, options).toString(), expected);
-          assert.equal(noticeDocumentBytes(notices, total, options, false).toString(), expected);
+          const expected = JSON.stringify(noticeDocument(page, total, options));
+          assert.equal(noticeDocumentBytes(page, total, options).toString(), expected);
+          if (fields !== undefined) continue;
+          const bytes = kept.document(positions, total, options);
+          assert.equal(bytes.toString(), expected);
+          // Its own memory, so that it can be transferred whole.
+          assert.equal(bytes.byteOffset, 0);
+          assert.equal(bytes.buffer.byteLength, bytes.length);
         }
       },
     ),
