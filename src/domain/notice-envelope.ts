@@ -165,24 +165,6 @@ export function noticeResourceText(
 }
 
 /**
- * The notices document as UTF-8 bytes: exactly `JSON.stringify(noticeDocument(...))`. Pages without
- * a fieldset are written from bytes kept per notice instead (`NoticeResourceBytes`).
- */
-export function noticeDocumentBytes(
-  notices: readonly Notice[],
-  total: number,
-  options: Parameters<typeof noticeDocument>[2],
-): Buffer {
-  if (options.query.fields !== undefined)
-    return Buffer.from(JSON.stringify(noticeDocument(notices, total, options)));
-  const [head, tail] = noticeDocumentEnds(total, options);
-  let text = head;
-  for (let index = 0; index < notices.length; index++)
-    text += `${index === 0 ? "" : ","}${resourceJson(notices[index]!, options.collectionUrl)}`;
-  return Buffer.from(`${text}${tail}`);
-}
-
-/**
  * What a notices document without a fieldset holds before its first resource object and after
  * its last: `head + resources joined by commas + tail` is `JSON.stringify(noticeDocument(...))`.
  */

@@ -44,7 +44,7 @@ export interface NoticeReader {
   /** The notices' change detection, shared with this process's other caches of them. */
   readonly version: CollectionVersion;
   /**
-   * A list answer's document as UTF-8 bytes (`noticeDocumentBytes`, paged) for the query the
+   * A list answer's document as UTF-8 bytes (`JSON.stringify(noticeDocument(...))`, paged) for the query the
    * request's parameters give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of
    * the collection's version `atVersion` or a newer one.
    */

@@ -3,7 +3,7 @@ import { NOTICES } from "../domain/collections.js";
 import { type CountResult, selectGroups } from "../domain/count-options.js";
 import type { Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
-import { decodeQuery, noticeDocumentBytes } from "../domain/notice-envelope.js";
+import { decodeQuery, noticeDocument } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
 import { type FilterCondition, type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import { formatTimestamp } from "../domain/time.js";
@@ -76,8 +76,9 @@ export class NoticeStore implements NoticeReader {
       const { collectionUrl, path } = request;
       const links = { collectionUrl, path, pairs, query, paged: true };
       if (query.fields !== undefined) {
+        // A fieldset is rare: its page is written through objects.
         const records = positions.map((position) => snapshot.notice(position));
-        return noticeDocumentBytes(records, total, links);
+        return Buffer.from(JSON.stringify(noticeDocument(records, total, links)));
       }
       return snapshot.resources.document(positions, total, links);
     });
