@@ -1,4 +1,4 @@
-import type { Notice, NoticeAttributes } from "./notice.js";
+import { type Notice, type NoticeAttributes, noticeFromAttributes } from "./notice.js";
 import { jsonEscaped, noticeDocumentEnds, noticeResourcePieces, RESOURCE_TEXT } from "./notice-envelope.js";
 
 const START = Buffer.from(RESOURCE_TEXT.start);
@@ -24,10 +24,11 @@ export interface MeasuredNotices {
 export class NoticeResourceBytes {
   private constructor(
     private readonly bytes: Buffer,
-    /** Per notice position `p`, at `3p` to `3p + 2`: where its id starts, its version, its attributes. */
+    /**
+     * Per notice position `p`, at `3p` to `3p + 2`: where its id starts, its version, its
+     * attributes; at `3p + 3`, where they end (the next notice's id, or the end of the bytes).
+     */
     private readonly bounds: Int32Array,
-    /** Where the last notice's attributes end. */
-    private readonly size: number,
   ) {}
 
   /**
@@ -37,7 +38,7 @@ export class NoticeResourceBytes {
    * than its size.
    */
   static measure(notices: readonly Notice[]): MeasuredNotices {
-    const bounds = new Int32Array(notices.length * 3);
+    const bounds = new Int32Array(notices.length * 3 + 1);
     let size = 0;
     notices.forEach((notice, position) => {
       const { id, version, attributes } = noticeResourcePieces(notice);
@@ -48,6 +49,7 @@ export class NoticeResourceBytes {
       bounds[position * 3 + 2] = size;
       size += Buffer.byteLength(attributes);
     });
+    bounds[notices.length * 3] = size;
     return {
       write: () => {
         const bytes = Buffer.allocUnsafeSlow(size);
@@ -58,14 +60,9 @@ export class NoticeResourceBytes {
           at += bytes.write(version, at);
           bytes.write(attributes, at);
         });
-        return new NoticeResourceBytes(bytes, bounds, size);
+        return new NoticeResourceBytes(bytes, bounds);
       },
     };
-  }
-
-  /** `measure(notices).write()`. */
-  static of(notices: readonly Notice[]): NoticeResourceBytes {
-    return NoticeResourceBytes.measure(notices).write();
   }
 
   /**
@@ -92,8 +89,9 @@ export class NoticeResourceBytes {
       const id = bounds[position * 3]!;
       const version = bounds[position * 3 + 1]!;
       const attributes = bounds[position * 3 + 2]!;
+      const end = bounds[position * 3 + 3]!;
       // The id three times, the version twice, the attributes once.
-      size += 3 * (version - id) + 2 * (attributes - version) + (this.endOf(position) - attributes);
+      size += 3 * (version - id) + 2 * (attributes - version) + (end - attributes);
     }
     const page = Buffer.allocUnsafeSlow(size);
     let at = page.write(head, 0);
@@ -107,7 +105,7 @@ export class NoticeResourceBytes {
       at = copyBytes(bytes, id, version, page, at);
       at += beforeId.copy(page, at);
       // The id, the version and the attributes lie one after the other, as the self link ends.
-      at += bytes.copy(page, at, id, this.endOf(position));
+      at += bytes.copy(page, at, id, bounds[position * 3 + 3]!);
       at += beforeRelationshipId.copy(page, at);
       at = copyBytes(bytes, id, version, page, at);
       at += RELATIONSHIP.copy(page, at);
@@ -119,26 +117,24 @@ export class NoticeResourceBytes {
   }
 
   /**
-   * What the notice at `position` was written from, read back: its id, its revision and its API
-   * attributes (`noticeAttributes`), equal to the notice's own (JSON text parses back to the strings
-   * it was written from, lone surrogates included).
+   * The notice at `position` read back from its bytes: JSON text parses back to the strings it was
+   * written from, lone surrogates included. Its times, which the bytes hold formatted, are given
+   * in seconds (`noticeFromAttributes`).
    */
-  recordAt(position: number): { id: string; revision: number; attributes: NoticeAttributes } {
-    const id = this.bounds[position * 3]!;
-    const version = this.bounds[position * 3 + 1]!;
-    const attributes = this.bounds[position * 3 + 2]!;
-    const versionText = this.bytes.toString("latin1", version, attributes);
-    return {
-      id: JSON.parse(`"${this.bytes.toString("utf8", id, version)}"`) as string,
-      revision: Number(versionText.slice(RESOURCE_TEXT.version.length)),
-      attributes: JSON.parse(
-        this.bytes.toString("utf8", attributes + RESOURCE_TEXT.attributes.length, this.endOf(position)),
+  noticeAt(position: number, times: { createdAt: number; updatedAt: number }): Notice {
+    const { bytes, bounds } = this;
+    const id = bounds[position * 3]!;
+    const version = bounds[position * 3 + 1]!;
+    const attributes = bounds[position * 3 + 2]!;
+    const end = bounds[position * 3 + 3]!;
+    return noticeFromAttributes(
+      JSON.parse(`"${bytes.toString("utf8", id, version)}"`) as string,
+      Number(bytes.toString("latin1", version + RESOURCE_TEXT.version.length, attributes)),
+      JSON.parse(
+        bytes.toString("utf8", attributes + RESOURCE_TEXT.attributes.length, end),
       ) as NoticeAttributes,
-    };
-  }
-
-  private endOf(position: number): number {
-    return position * 3 + 3 < this.bounds.length ? this.bounds[position * 3 + 3]! : this.size;
+      times,
+    );
   }
 }
 

@@ -63,6 +63,31 @@ export function noticeAttributes(notice: Notice): NoticeAttributes {
   };
 }
 
+/**
+ * The notice whose `noticeAttributes` these are, with its id and revision; its times are given in
+ * seconds, as stored (the attributes hold them formatted).
+ */
+export function noticeFromAttributes(
+  id: string,
+  revision: number,
+  attributes: NoticeAttributes,
+  times: { createdAt: number; updatedAt: number },
+): Notice {
+  return {
+    id,
+    revision,
+    title: attributes.title,
+    transactionNumber: attributes["transaction-number"],
+    acquiredParty: attributes["acquired-party"],
+    acquiringParty: attributes["acquiring-party"],
+    acquiredEntities: attributes["acquired-entities"],
+    date: attributes.date,
+    createdAt: times.createdAt,
+    updatedAt: times.updatedAt,
+    tags: attributes.tags,
+  };
+}
+
 /** The title the FTC gives a notice: the transaction number, a colon, then the party names. */
 export function noticeTitle(
   transactionNumber: string,

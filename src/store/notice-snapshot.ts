@@ -99,8 +99,8 @@ export class NoticeSnapshot {
   private readonly updatedAt: Float64Array;
   private readonly dates: ReadonlyArray<string | null>;
   /**
-   * The notices as read, until their resource bytes are written (`resources`): from then on a
-   * notice is read back from those bytes (`notice`), and the text of the objects is not kept twice.
+   * The notices as read, until their resource bytes are written (`resources`), from which a notice
+   * is then read back (`notice`): the text of the objects is not kept twice.
    */
   private readNotices: readonly Notice[] | undefined;
 
@@ -177,24 +177,12 @@ export class NoticeSnapshot {
     return this.measuredNotices;
   }
 
-  /** The notice at `position`, as it was read (a new object each time once read back from its bytes). */
+  /** The notice at `position`, read back from its resource bytes (a new object each time). */
   notice(position: number): Notice {
-    const read = this.readNotices?.[position];
-    if (read !== undefined) return read;
-    const { id, revision, attributes } = this.resources.recordAt(position);
-    return {
-      id,
-      revision,
-      title: attributes.title,
-      transactionNumber: attributes["transaction-number"],
-      acquiredParty: attributes["acquired-party"],
-      acquiringParty: attributes["acquiring-party"],
-      acquiredEntities: attributes["acquired-entities"],
-      date: attributes.date,
+    return this.resources.noticeAt(position, {
       createdAt: this.createdAt[position]!,
       updatedAt: this.updatedAt[position]!,
-      tags: attributes.tags,
-    };
+    });
   }
 
   /** The `date` of the notice at `position`. */
