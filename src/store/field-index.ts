@@ -6,33 +6,52 @@ export type IndexedValue = string | number;
  * the field sorted by value (code-point order for text, as SQLite and the C collation compare).
  * A record with several values (a list field) appears once per value; absent values are left out.
  * Every lookup is a binary search of the sorted values: no object per distinct value, which the
- * garbage collector would mark on every full collection of the heap holding the notices.
+ * garbage collector would mark on every full collection of the heap holding the notices. Only the
+ * records (and, for a list field, which of a record's values) are kept, 4 or 8 bytes a value; a
+ * lookup reads the values it compares through `valuesOf`.
  */
 export class FieldIndex {
-  private readonly values: IndexedValue[];
   private readonly records: Int32Array;
+  /** Which of its record's values each entry is; undefined when no record has more than one. */
+  private readonly entries: Int32Array | undefined;
 
   /**
    * `valuesOf(record)`: the values of records 0 to `count - 1`, none for an absent value;
-   * `compare`: the values' order.
+   * `compare`: the values' order, which every lookup uses; `sortCompare`: the same order, cheaper,
+   * for building only (the caller knows when native string comparison gives it).
    */
   constructor(
-    valuesOf: (record: number) => readonly IndexedValue[],
+    private readonly valuesOf: (record: number) => readonly IndexedValue[],
     count: number,
     private readonly compare: (left: IndexedValue, right: IndexedValue) => number,
+    sortCompare: (left: IndexedValue, right: IndexedValue) => number = compare,
   ) {
-    const pairs: Array<[IndexedValue, number]> = [];
-    for (let record = 0; record < count; record++)
-      for (const value of valuesOf(record)) pairs.push([value, record]);
-    pairs.sort((a, b) => compare(a[0], b[0]) || a[1] - b[1]);
-    this.values = pairs.map((pair) => pair[0]);
-    this.records = Int32Array.from(pairs, (pair) => pair[1]);
+    const values: IndexedValue[] = [];
+    const owners: number[] = [];
+    const entries: number[] = [];
+    for (let record = 0; record < count; record++) {
+      const held = valuesOf(record);
+      for (let entry = 0; entry < held.length; entry++) {
+        values.push(held[entry]!);
+        owners.push(record);
+        entries.push(entry);
+      }
+    }
+    // A permutation sorted, not an array of pairs: no object per value. Indexes ascend with their
+    // records, so ties by index keep the records in order.
+    const order = new Int32Array(values.length);
+    for (let at = 0; at < order.length; at++) order[at] = at;
+    order.sort((a, b) => sortCompare(values[a]!, values[b]!) || a - b);
+    this.records = Int32Array.from(order, (at) => owners[at]!);
+    this.entries = entries.some((entry) => entry > 0)
+      ? Int32Array.from(order, (at) => entries[at]!)
+      : undefined;
   }
 
   /** The records holding exactly `value` (the same number or the same text), or undefined when none does. */
   equal(value: IndexedValue): Int32Array | undefined {
     const start = this.firstIndex((held) => this.compare(held, value) >= 0);
-    if (start === this.values.length || this.values[start] !== value) return undefined;
+    if (start === this.records.length || this.valueAt(start) !== value) return undefined;
     const end = this.firstIndex((held) => this.compare(held, value) > 0);
     return this.records.subarray(start, end);
   }
@@ -54,7 +73,7 @@ export class FieldIndex {
         : this.firstIndex((value) => (fromInclusive ? compare(value, from) >= 0 : compare(value, from) > 0));
     const end =
       to === undefined
-        ? this.values.length
+        ? this.records.length
         : this.firstIndex((value) => (toInclusive ? compare(value, to) > 0 : compare(value, to) >= 0));
     return this.records.subarray(start, Math.max(start, end));
   }
@@ -68,15 +87,48 @@ export class FieldIndex {
     return this.records.subarray(start, Math.max(start, end));
   }
 
+  /**
+   * The records holding a text value that ends with `suffix`, in an index whose `compare` orders
+   * text by its code units read from the end (`compareFromEnd`), which keeps them together.
+   */
+  endingWith(suffix: string): Int32Array {
+    const start = this.firstIndex((value) => this.compare(value, suffix) >= 0);
+    const end = this.firstIndex(
+      (value) => this.compare(value, suffix) > 0 && !String(value).endsWith(suffix),
+    );
+    return this.records.subarray(start, Math.max(start, end));
+  }
+
+  /** The value at a place of the index. */
+  private valueAt(place: number): IndexedValue {
+    return this.valuesOf(this.records[place]!)[this.entries?.[place] ?? 0]!;
+  }
+
   /** The first position whose value satisfies `after` (which holds from some position on). */
   private firstIndex(after: (value: IndexedValue) => boolean): number {
     let low = 0;
-    let high = this.values.length;
+    let high = this.records.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (after(this.values[middle]!)) high = middle;
+      if (after(this.valueAt(middle))) high = middle;
       else low = middle + 1;
     }
     return low;
   }
+}
+
+/**
+ * Text ordered by its UTF-16 code units read from the last one back (a value's reversal in
+ * code-unit order): the values that end alike sort together, for `FieldIndex.endingWith`.
+ */
+export function compareFromEnd(left: IndexedValue, right: IndexedValue): number {
+  const a = String(left);
+  const b = String(right);
+  let at = a.length - 1;
+  let other = b.length - 1;
+  for (; at >= 0 && other >= 0; at--, other--) {
+    const difference = a.charCodeAt(at) - b.charCodeAt(other);
+    if (difference !== 0) return difference;
+  }
+  return a.length - b.length;
 }

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { stringify } from "csv-stringify/sync";
+import { DIALECTS, freshDatabase } from "../support/dialects.js";
+import { createTestKey, importFiles } from "../support/seed.js";
+import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
+
+const PATH = "/v0/hsr-early-termination-notices";
+
+/**
+ * Parties and entities whose order differs between UTF-16 code units and code points: a character
+ * above U+FFFF (stored as a surrogate pair, D83D DE00) sorts after U+FF01 by code point, as both
+ * databases order text, but before it by code unit, as JavaScript compares strings.
+ */
+const PARTIES = [
+  "alpha \u{1F600} corp",
+  "alpha \uFF01 corp",
+  "alpha z corp",
+  "alpha \u00E9 corp",
+  "alpha \u{1F600}\u{1F600} corp",
+  "beta",
+];
+const ENTITIES = [
+  "widgets \u{1F600}",
+  "widgets \uFF01",
+  "widgets z",
+  "widgets \u00E9",
+  "gadgets \u{1F600}",
+  "x",
+];
+
+/** Code-point order, as SQLite and PostgreSQL's C collation order text. */
+function byCodePoint(left: string, right: string): number {
+  const a = Array.from(left, (character) => character.codePointAt(0)!);
+  const b = Array.from(right, (character) => character.codePointAt(0)!);
+  for (let at = 0; at < Math.min(a.length, b.length); at++) if (a[at] !== b[at]) return a[at]! - b[at]!;
+  return a.length - b.length;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`notice text in code-point order, characters above U+FFFF included (${dialect})`, () => {
+    let server: TestServer;
+    let key: string;
+
+    before(async () => {
+      const directory = await makeTempDirectory();
+      const db = await freshDatabase(dialect);
+      const csv = join(directory, "notices.csv");
+      const header = [
+        "transaction_number",
+        "acquiring_party",
+        "acquired_party",
+        "acquired_entities",
+        "date",
+        "created",
+        "updated",
+      ];
+      const rows = PARTIES.map((party, index) => [
+        `2020${String(index).padStart(4, "0")}`,
+        party,
+        `target ${index}`,
+        ENTITIES[index],
+        "2020-01-02",
+        "2020-01-03T00:00:00+00:00",
+        "2020-01-03T00:00:00+00:00",
+      ]);
+      await writeFile(csv, stringify([header, ...rows]));
+      await importFiles(db, { notices: [csv] });
+      key = await createTestKey(db, { email: "t@example.com", limitPerHour: "unlimited" });
+      server = await startTestServer({ db });
+    });
+    after(() => server?.stop());
+
+    async function attribute(query: string, name: string): Promise<unknown[]> {
+      const res = await server.get(`${PATH}?${query}`, { "X-Api-Key": key });
+      assert.equal(res.status, 200, `${query}: ${res.body}`);
+      return res
+        .json()
+        .data.map((record: { attributes: Record<string, unknown> }) => record.attributes[name]);
+    }
+    const condition = (field: string, operator: string, value: string) =>
+      `filter[c][condition][path]=${field}&filter[c][condition][operator]=${encodeURIComponent(operator)}` +
+      `&filter[c][condition][value]=${encodeURIComponent(value)}`;
+
+    it("sorts by code point in both directions", async () => {
+      const ascending = [...PARTIES].sort(byCodePoint);
+      assert.deepEqual(await attribute("sort=acquiring-party", "acquiring-party"), ascending);
+      assert.deepEqual(await attribute("sort=-acquiring-party", "acquiring-party"), [...ascending].reverse());
+      const entities = [...ENTITIES].sort(byCodePoint);
+      assert.deepEqual(
+        (await attribute("sort=acquired-entities", "acquired-entities")).map((list) => (list as string[])[0]),
+        entities,
+      );
+    });
+
+    it("finds values by equality, range, prefix and suffix by code point", async () => {
+      const parties = async (query: string) =>
+        ((await attribute(`${query}&sort=acquiring-party`, "acquiring-party")) as string[]).sort(byCodePoint);
+      const expected = (test: (party: string) => boolean) => PARTIES.filter(test).sort(byCodePoint);
+      assert.deepEqual(await parties(condition("acquiring-party", "=", PARTIES[0]!)), [PARTIES[0]]);
+      assert.deepEqual(
+        await parties(condition("acquiring-party", ">", "alpha \uFFFF")),
+        expected((party) => byCodePoint(party, "alpha \uFFFF") > 0),
+      );
+      assert.deepEqual(
+        await parties(condition("acquiring-party", "<", "alpha \u{1F600} corp")),
+        expected((party) => byCodePoint(party, "alpha \u{1F600} corp") < 0),
+      );
+      assert.deepEqual(
+        await parties(condition("acquiring-party", "STARTS_WITH", "alpha \u{1F600}")),
+        expected((party) => party.startsWith("alpha \u{1F600}")),
+      );
+      assert.deepEqual(
+        await parties(condition("acquiring-party", "ENDS_WITH", "\u{1F600} corp")),
+        expected((party) => party.endsWith("\u{1F600} corp")),
+      );
+      const entities = async (query: string) =>
+        ((await attribute(query, "acquired-entities")) as string[][])
+          .map((list) => list[0])
+          .sort(byCodePoint);
+      assert.deepEqual(
+        await entities(condition("acquired-entities", "ENDS_WITH", "\u{1F600}")),
+        ENTITIES.filter((entity) => entity.endsWith("\u{1F600}")).sort(byCodePoint),
+      );
+      assert.deepEqual(await entities(condition("acquired-entities", "ENDS_WITH", "s z")), ["widgets z"]);
+    });
+  });
+}
