@@ -63,8 +63,10 @@ export type FieldRanks = Int32Array;
 
 /**
  * Every notice of one version of the collection, held in memory with what answers a list request
- * without the database: lowered texts, value indexes for equality and ranges, trigram indexes for
- * the pattern operators, and sort orders, each built on first use. A filter that one indexed
+ * without the database: lowered texts, value indexes for equality, ranges and prefixes, indexes
+ * from the values' ends for suffixes, title's trigram index for its patterns, and per-field ranks
+ * from which sort orders are made, all built by `preparations` before the first request (an order
+ * is made on its first use, and kept). A filter that one indexed
  * condition answers yields its notices directly; any other becomes a membership array over the
  * notices. A page sorts a few matches by their place in the sort's order, or walks the order from
  * whichever end is nearer.
@@ -381,27 +383,65 @@ export class NoticeSnapshot {
   /** Whether the notice at a position satisfies a condition (the database decides none of it). */
   private positionTest(condition: FilterCondition): (position: number) => boolean {
     const { field, operator } = condition;
-    const kind = NOTICE_FIELDS[field];
     if (operator === "IS NULL" || operator === "IS NOT NULL") {
-      const present = operator === "IS NOT NULL";
-      const values = this.valuesOf(field);
-      return (position) => values(position).length > 0 === present;
+      const present = this.presence(field);
+      return operator === "IS NOT NULL" ? present : (position) => !present(position);
     }
-    const test = valueTest(operator, this.operands(condition), compareValues);
-    if (field === "acquired-entities" || field === "tags") {
-      const lists = this.lists[field];
-      return (position) => lists[position]!.some(test);
+    const operands = this.operands(condition);
+    // Code-unit order is code-point order unless a surrogate is among the values or the operands.
+    const byUnits = this.unitOrdered(field) && !operands.some((operand) => SURROGATE.test(String(operand)));
+    const test = valueTest(operator, operands, byUnits ? compareUnits : compareValues);
+    // Each kind read where it is kept: no array made per notice tested.
+    switch (field) {
+      case "acquired-entities":
+      case "tags": {
+        const lists = this.lists[field];
+        return (position) => lists[position]!.some(test);
+      }
+      case "created":
+      case "updated": {
+        const times = field === "created" ? this.createdAt : this.updatedAt;
+        return (position) => test(times[position]!);
+      }
+      case "date": {
+        const dates = this.dates;
+        return (position) => {
+          const date = dates[position];
+          return date !== null && date !== undefined && test(date);
+        };
+      }
+      default: {
+        const scalars = this.scalars[field];
+        return (position) => {
+          const value = scalars[position];
+          return value !== null && value !== undefined && test(value);
+        };
+      }
     }
-    if (kind === "text" || kind === "id") {
-      const scalars = this.scalars[field as ScalarTextField];
-      return (position) => {
-        const value = scalars[position];
-        return value !== null && value !== undefined && test(value);
-      };
-    }
-    const values = this.valuesOf(field);
-    return (position) => values(position).some(test);
   }
+
+  /** Whether the notice at a position has a value in a field (a list: at least one). */
+  private presence(field: NoticeFieldName): (position: number) => boolean {
+    switch (field) {
+      case "created":
+      case "updated":
+        return () => true;
+      case "date": {
+        const dates = this.dates;
+        return (position) => dates[position] !== null && dates[position] !== undefined;
+      }
+      case "acquired-entities":
+      case "tags": {
+        const lists = this.lists[field];
+        return (position) => lists[position]!.length > 0;
+      }
+      default: {
+        const scalars = this.scalars[field];
+        return (position) => scalars[position] !== null && scalars[position] !== undefined;
+      }
+    }
+  }
+
 
   /**
    * A condition's operands as its field compares them: moments as numbers, dates as their

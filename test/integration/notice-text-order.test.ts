@@ -22,6 +22,8 @@ const PARTIES = [
   "alpha \u{1F600}\u{1F600} corp",
   "beta",
 ];
+/** Acquired parties without a surrogate, one of them above U+E000: compared with operands that hold one. */
+const TARGETS = PARTIES.map((_, index) => (index === 1 ? "target \uFF01" : `target ${index}`));
 const ENTITIES = [
   "widgets \u{1F600}",
   "widgets \uFF01",
@@ -60,7 +62,7 @@ for (const dialect of DIALECTS) {
       const rows = PARTIES.map((party, index) => [
         `2020${String(index).padStart(4, "0")}`,
         party,
-        `target ${index}`,
+        TARGETS[index],
         ENTITIES[index],
         "2020-01-02",
         "2020-01-03T00:00:00+00:00",
@@ -80,9 +82,12 @@ for (const dialect of DIALECTS) {
         .json()
         .data.map((record: { attributes: Record<string, unknown> }) => record.attributes[name]);
     }
-    const condition = (field: string, operator: string, value: string) =>
+    /** A condition's parameters; a list of values as `value[]`. */
+    const condition = (field: string, operator: string, value: string | string[]) =>
       `filter[c][condition][path]=${field}&filter[c][condition][operator]=${encodeURIComponent(operator)}` +
-      `&filter[c][condition][value]=${encodeURIComponent(value)}`;
+      (Array.isArray(value)
+        ? value.map((item) => `&filter[c][condition][value][]=${encodeURIComponent(item)}`).join("")
+        : `&filter[c][condition][value]=${encodeURIComponent(value)}`);
 
     it("sorts by code point in both directions", async () => {
       const ascending = [...PARTIES].sort(byCodePoint);
@@ -116,9 +121,18 @@ for (const dialect of DIALECTS) {
         await parties(condition("acquiring-party", "ENDS_WITH", "\u{1F600} corp")),
         expected((party) => party.endsWith("\u{1F600} corp")),
       );
+      // Tested on every notice (no index answers NOT BETWEEN), in code points though no value holds a surrogate.
+      const targets = async (query: string) =>
+        ((await attribute(query, "acquired-party")) as string[]).sort(byCodePoint);
+      assert.deepEqual(
+        await targets(condition("acquired-party", "NOT BETWEEN", ["target 0", "target \u{1F600}"])),
+        TARGETS.filter(
+          (target) => byCodePoint(target, "target 0") < 0 || byCodePoint(target, "target \u{1F600}") > 0,
+        ).sort(byCodePoint),
+      );
       const entities = async (query: string) =>
         ((await attribute(query, "acquired-entities")) as string[][])
-          .map((list) => list[0])
+          .map((list) => list[0]!)
           .sort(byCodePoint);
       assert.deepEqual(
         await entities(condition("acquired-entities", "ENDS_WITH", "\u{1F600}")),
