@@ -37,7 +37,17 @@ const key = cli(["keys", "create", "--db", db, "--email", "first-notices@example
 
 const TEXT_FIELDS = ["title", "transaction-number", "acquiring-party", "acquired-party"] as const;
 const LIST_FIELDS = ["acquired-entities", "tags"] as const;
-const TEXT_OPERATORS = ["=", "<>", "STARTS_WITH", "CONTAINS", "ENDS_WITH", "IN", "NOT IN", "IS NULL", "IS NOT NULL"];
+const TEXT_OPERATORS = [
+  "=",
+  "<>",
+  "STARTS_WITH",
+  "CONTAINS",
+  "ENDS_WITH",
+  "IN",
+  "NOT IN",
+  "IS NULL",
+  "IS NOT NULL",
+];
 const ORDER_OPERATORS = [">", ">=", "<", "<=", "BETWEEN", "NOT BETWEEN"];
 const SORTABLE = [...TEXT_FIELDS, ...LIST_FIELDS, "id", "date", "created", "updated"];
 
@@ -73,7 +83,8 @@ function get(base: string, path: string): Promise<{ status: number; body: string
 const condition = (field: string, operator: string, values: readonly string[], name = "c") => {
   const base = `filter[${name}][condition][path]=${field}&filter[${name}][condition][operator]=${encodeURIComponent(operator)}`;
   if (operator === "IS NULL" || operator === "IS NOT NULL") return base;
-  if (values.length === 1) return `${base}&filter[${name}][condition][value]=${encodeURIComponent(values[0]!)}`;
+  if (values.length === 1)
+    return `${base}&filter[${name}][condition][value]=${encodeURIComponent(values[0]!)}`;
   return `${base}${values.map((value) => `&filter[${name}][condition][value][]=${encodeURIComponent(value)}`).join("")}`;
 };
 
@@ -115,7 +126,11 @@ function probes(notices: Array<Record<string, unknown>>, random: () => number): 
               : operator === "IN" || operator === "NOT IN"
                 ? [value, text(field)]
                 : [value];
-      list.push({ family: `${field} text`, name: `${field} ${operator}`, query: condition(field, operator, operands) });
+      list.push({
+        family: `${field} text`,
+        name: `${field} ${operator}`,
+        query: condition(field, operator, operands),
+      });
     }
   }
   for (const field of ["date", "created", "updated"]) {
@@ -126,10 +141,18 @@ function probes(notices: Array<Record<string, unknown>>, random: () => number): 
     for (const operator of [...ORDER_OPERATORS, "=", "IS NULL"]) {
       const [a, b] = [value(), value()].sort();
       const operands = operator.includes("BETWEEN") ? [a!, b!] : [a!];
-      list.push({ family: `${field} order`, name: `${field} ${operator}`, query: condition(field, operator, operands) });
+      list.push({
+        family: `${field} order`,
+        name: `${field} ${operator}`,
+        query: condition(field, operator, operands),
+      });
     }
   }
-  list.push({ family: "date text", name: "date STARTS_WITH", query: condition("date", "STARTS_WITH", [text("date").slice(0, 7)]) });
+  list.push({
+    family: "date text",
+    name: "date STARTS_WITH",
+    query: condition("date", "STARTS_WITH", [text("date").slice(0, 7)]),
+  });
   for (const field of SORTABLE)
     for (const direction of ["", "-"])
       list.push({
@@ -152,11 +175,26 @@ function probes(notices: Array<Record<string, unknown>>, random: () => number): 
     name: "AND of an OR group and a date range",
     query: `${orGroup}&${condition("date", "BETWEEN", ["2005-01-01", "2015-12-31"], "d")}`,
   });
-  const word = text("title").split(/\s+/).find((part) => part.length > 3) ?? "holdings";
+  const word =
+    text("title")
+      .split(/\s+/)
+      .find((part) => part.length > 3) ?? "holdings";
   list.push({ family: "plain", name: "title keyword", query: `title=${encodeURIComponent(word)}` });
-  list.push({ family: "plain", name: "keywords phrase", query: `keywords=${encodeURIComponent(`"${word}"`)}` });
-  list.push({ family: "plain", name: "fieldset", query: "fields[early_termination_notice]=title,date,acquired-entities" });
-  list.push({ family: "plain", name: "deep page", query: `page[offset]=${20_000 + Math.floor(random() * 5000)}` });
+  list.push({
+    family: "plain",
+    name: "keywords phrase",
+    query: `keywords=${encodeURIComponent(`"${word}"`)}`,
+  });
+  list.push({
+    family: "plain",
+    name: "fieldset",
+    query: "fields[early_termination_notice]=title,date,acquired-entities",
+  });
+  list.push({
+    family: "plain",
+    name: "deep page",
+    query: `page[offset]=${20_000 + Math.floor(random() * 5000)}`,
+  });
   return list;
 }
 
@@ -178,7 +216,8 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const summary = (times: number[]) => {
   const sorted = [...times].sort((a, b) => a - b);
   return `${quantile(sorted, 0.5).toFixed(2)} | ${quantile(sorted, 0.99).toFixed(2)} | ${sorted.at(-1)!.toFixed(2)}`;
@@ -202,10 +241,18 @@ const lines = [
   ...[...results]
     .sort((a, b) => b.ms - a.ms)
     .slice(0, Number(values.show))
-    .map((result) => `- ${result.ms.toFixed(2)} ms, round ${result.round + 1}: ${result.probe.name} (\`${result.probe.query}\`)`),
+    .map(
+      (result) =>
+        `- ${result.ms.toFixed(2)} ms, round ${result.round + 1}: ${result.probe.name} (\`${result.probe.query}\`)`,
+    ),
   "",
 ];
-const file = join(ROOT, "bench", "results", `first-notice-requests-${db.includes("://") ? "postgres" : db.split("/").at(-1)!.replace(/\.db$/, "")}.md`);
+const file = join(
+  ROOT,
+  "bench",
+  "results",
+  `first-notice-requests-${db.includes("://") ? "postgres" : db.split("/").at(-1)!.replace(/\.db$/, "")}.md`,
+);
 writeFileSync(file, lines.join("\n"));
 console.log(lines.join("\n"));
 console.log(`written to ${file}`);

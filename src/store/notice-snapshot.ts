@@ -442,7 +442,6 @@ export class NoticeSnapshot {
     }
   }
 
-
   /**
    * A condition's operands as its field compares them: moments as numbers, dates as their
    * YYYY-MM-DD text (which no case folding changes), text as the database lowers it.
