@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { stringify } from "csv-stringify/sync";
+import { NOTICE_CSV_HEADER } from "../../src/domain/notice.js";
 import { DIALECTS, freshDatabase } from "../support/dialects.js";
 import { createTestKey, importFiles } from "../support/seed.js";
 import { makeTempDirectory, startTestServer, type TestServer } from "../support/test-server.js";
@@ -50,15 +51,7 @@ for (const dialect of DIALECTS) {
       const directory = await makeTempDirectory();
       const db = await freshDatabase(dialect);
       const csv = join(directory, "notices.csv");
-      const header = [
-        "transaction_number",
-        "acquiring_party",
-        "acquired_party",
-        "acquired_entities",
-        "date",
-        "created",
-        "updated",
-      ];
+      const header = NOTICE_CSV_HEADER;
       const rows = PARTIES.map((party, index) => [
         `2020${String(index).padStart(4, "0")}`,
         party,
