@@ -203,8 +203,8 @@ for (let round = 0; round < rounds; round++) {
   const random = seededRandom(Number(values.seed) + round);
   const server = await serve(["--db", db, "--trust-proxy"]);
   try {
-    // Values come from a second server's answers would be cleaner; one sample page is negligible
-    // beside what is measured, and it is the default order's page, which warm already compiled.
+    // The values are drawn from this server's default pages (a count and one page), which `warm`
+    // has already answered: no kind measured below is asked before its turn.
     const notices = await sample(server.httpUrl, random);
     for (const probe of probes(notices, random)) {
       const { status, body, ms } = await get(server.httpUrl, `${PATH}?${probe.query}`);

@@ -1,7 +1,7 @@
 import { isCalendarDate, parseTimestamp } from "./notice.js";
 import { resolveFieldPath } from "./notice-field-path.js";
 import { type FieldKind, NOTICE_FIELDS, type NoticeFieldName } from "./notice-fields.js";
-import { type FilterCondition, OPERATORS, type Operator } from "./notice-filter-node.js";
+import { type FilterCondition, isPatternOperator, OPERATORS, type Operator } from "./notice-filter-node.js";
 import { isParameterLeaf, leafValue, type ParameterNode } from "./notice-parameters.js";
 import { refuseNoticeQuery } from "./notice-query-messages.js";
 
@@ -88,7 +88,7 @@ function typedValues(
 ): Array<string | number> {
   const valueParameter = `${parameter}[value]`;
   const kind: FieldKind = NOTICE_FIELDS[field];
-  const textual = operator === "STARTS_WITH" || operator === "CONTAINS" || operator === "ENDS_WITH";
+  const textual = isPatternOperator(operator);
   if (kind === "timestamp") {
     if (textual)
       throw refuseNoticeQuery("textOperatorOnMoment", `${parameter}[operator]`, { operator, field });

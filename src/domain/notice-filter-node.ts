@@ -21,6 +21,11 @@ export const OPERATORS = [
 
 export type Operator = (typeof OPERATORS)[number];
 
+/** Whether an operator matches a pattern in text (`STARTS_WITH`, `CONTAINS`, `ENDS_WITH`): never on a moment. */
+export function isPatternOperator(operator: string): boolean {
+  return operator === "STARTS_WITH" || operator === "CONTAINS" || operator === "ENDS_WITH";
+}
+
 /**
  * One condition. `values` holds what the operator takes: none for IS NULL / IS NOT NULL, two for
  * BETWEEN, one or more for IN, one otherwise. Timestamps are seconds; everything else is text.

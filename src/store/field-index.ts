@@ -80,11 +80,7 @@ export class FieldIndex {
 
   /** The records holding a text value that starts with `prefix` (code-point order keeps them together). */
   startingWith(prefix: string): Int32Array {
-    const start = this.firstIndex((value) => this.compare(value, prefix) >= 0);
-    const end = this.firstIndex(
-      (value) => this.compare(value, prefix) > 0 && !String(value).startsWith(prefix),
-    );
-    return this.records.subarray(start, Math.max(start, end));
+    return this.together(prefix, (value) => value.startsWith(prefix));
   }
 
   /**
@@ -92,10 +88,13 @@ export class FieldIndex {
    * text by its code units read from the end (`compareFromEnd`), which keeps them together.
    */
   endingWith(suffix: string): Int32Array {
-    const start = this.firstIndex((value) => this.compare(value, suffix) >= 0);
-    const end = this.firstIndex(
-      (value) => this.compare(value, suffix) > 0 && !String(value).endsWith(suffix),
-    );
+    return this.together(suffix, (value) => value.endsWith(suffix));
+  }
+
+  /** The records of the run of values that `holds` (each sorting at or after `text`), from its first. */
+  private together(text: string, holds: (value: string) => boolean): Int32Array {
+    const start = this.firstIndex((value) => this.compare(value, text) >= 0);
+    const end = this.firstIndex((value) => this.compare(value, text) > 0 && !holds(String(value)));
     return this.records.subarray(start, Math.max(start, end));
   }
 

@@ -1,6 +1,7 @@
 import { hash } from "node:crypto";
 import type { Notice } from "../domain/notice.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
+import { isPatternOperator } from "../domain/notice-filter-node.js";
 import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
 import { type MeasuredNotices, NoticeResourceBytes } from "../domain/notice-resource-bytes.js";
 import { AskedKeys, VersionedLru } from "./collection-version.js";
@@ -51,6 +52,11 @@ interface SortOrder {
 
 /** The one field whose values are indexed by their three-character sequences (`TrigramIndex`). */
 const TRIGRAM_FIELD: NoticeFieldName = "title";
+
+/** Where a field's values are kept (`NoticeSnapshot.stored`). */
+type StoredValues =
+  | { list: false; at: (position: number) => IndexedValue | null }
+  | { list: true; at: (position: number) => readonly string[] };
 
 /** Sort orders kept per snapshot (each a permutation of the notices, 4 bytes a notice). */
 const ORDERS_KEPT = 64;
@@ -391,55 +397,28 @@ export class NoticeSnapshot {
     // Code-unit order is code-point order unless a surrogate is among the values or the operands.
     const byUnits = this.unitOrdered(field) && !operands.some((operand) => SURROGATE.test(String(operand)));
     const test = valueTest(operator, operands, byUnits ? compareUnits : compareValues);
-    // Each kind read where it is kept: no array made per notice tested.
-    switch (field) {
-      case "acquired-entities":
-      case "tags": {
-        const lists = this.lists[field];
-        return (position) => lists[position]!.some(test);
-      }
-      case "created":
-      case "updated": {
-        const times = field === "created" ? this.createdAt : this.updatedAt;
-        return (position) => test(times[position]!);
-      }
-      case "date": {
-        const dates = this.dates;
-        return (position) => {
-          const date = dates[position];
-          return date !== null && date !== undefined && test(date);
-        };
-      }
-      default: {
-        const scalars = this.scalars[field];
-        return (position) => {
-          const value = scalars[position];
-          return value !== null && value !== undefined && test(value);
-        };
-      }
+    // Each value read where it is kept: no array made per notice tested.
+    const stored = this.stored(field);
+    if (stored.list) {
+      const at = stored.at;
+      return (position) => at(position).some(test);
     }
+    const at = stored.at;
+    return (position) => {
+      const value = at(position);
+      return value !== null && test(value);
+    };
   }
 
   /** Whether the notice at a position has a value in a field (a list: at least one). */
   private presence(field: NoticeFieldName): (position: number) => boolean {
-    switch (field) {
-      case "created":
-      case "updated":
-        return () => true;
-      case "date": {
-        const dates = this.dates;
-        return (position) => dates[position] !== null && dates[position] !== undefined;
-      }
-      case "acquired-entities":
-      case "tags": {
-        const lists = this.lists[field];
-        return (position) => lists[position]!.length > 0;
-      }
-      default: {
-        const scalars = this.scalars[field];
-        return (position) => scalars[position] !== null && scalars[position] !== undefined;
-      }
+    const stored = this.stored(field);
+    if (stored.list) {
+      const at = stored.at;
+      return (position) => at(position).length > 0;
     }
+    const at = stored.at;
+    return (position) => at(position) !== null;
   }
 
   /**
@@ -494,27 +473,38 @@ export class NoticeSnapshot {
 
   /** A field's values at a position, as its conditions compare them: none when absent. */
   private valuesOf(field: NoticeFieldName): (position: number) => readonly IndexedValue[] {
+    const stored = this.stored(field);
+    if (stored.list) return stored.at;
+    const at = stored.at;
+    return (position) => {
+      const value = at(position);
+      return value === null ? [] : [value];
+    };
+  }
+
+  /**
+   * Where a field's values are kept, as its conditions compare them: a value or null per notice
+   * (moments as numbers, dates as text, text lowered), or a list per notice.
+   */
+  private stored(field: NoticeFieldName): StoredValues {
     switch (field) {
       case "created":
-        return (position) => [this.createdAt[position]!];
-      case "updated":
-        return (position) => [this.updatedAt[position]!];
-      case "date":
-        return (position) => {
-          const date = this.dates[position]!;
-          return date === null ? [] : [date];
-        };
+      case "updated": {
+        const times = field === "created" ? this.createdAt : this.updatedAt;
+        return { list: false, at: (position) => times[position]! };
+      }
+      case "date": {
+        const dates = this.dates;
+        return { list: false, at: (position) => dates[position] ?? null };
+      }
       case "acquired-entities":
       case "tags": {
         const lists = this.lists[field];
-        return (position) => lists[position]!;
+        return { list: true, at: (position) => lists[position]! };
       }
       default: {
         const scalars = this.scalars[field];
-        return (position) => {
-          const value = scalars[position];
-          return value === null || value === undefined ? [] : [value];
-        };
+        return { list: false, at: (position) => scalars[position] ?? null };
       }
     }
   }
@@ -565,7 +555,7 @@ export class NoticeSnapshot {
    */
   private candidates(field: NoticeFieldName, operator: string, pattern: string | undefined) {
     if (pattern === undefined || field !== TRIGRAM_FIELD) return undefined;
-    if (operator !== "CONTAINS" && operator !== "STARTS_WITH" && operator !== "ENDS_WITH") return undefined;
+    if (!isPatternOperator(operator)) return undefined;
     if (pattern.length < 3) return undefined;
     return this.trigrams(field).candidates(pattern);
   }
@@ -653,16 +643,19 @@ export class NoticeSnapshot {
     if (given) return given;
     let ranks = this.ranks.get(field);
     if (ranks) return ranks;
-    const keys = Array.from({ length: this.size }, (_, position) => this.sortValue(field, position));
-    const byUnits = this.unitOrdered(field);
+    // A list sorts by its first value; absent values sort last.
+    const stored = this.stored(field);
+    const keys = Array.from({ length: this.size }, (_, position) =>
+      stored.list ? (stored.at(position)[0] ?? null) : stored.at(position),
+    );
+    const order = this.unitOrdered(field) ? compareUnits : compareValues;
     const compare = (a: number, b: number) => {
-      const left = keys[a] as string | number | null;
-      const right = keys[b] as string | number | null;
+      const left = keys[a]!;
+      const right = keys[b]!;
       if (left === right) return 0;
       if (left === null) return 1;
       if (right === null) return -1;
-      if (typeof left === "number") return left - (right as number);
-      return byUnits ? (left < (right as string) ? -1 : 1) : compareCodePoints(left, right as string);
+      return order(left, right);
     };
     const positions = identity(this.size).sort(compare);
     ranks = new Int32Array(this.size);
@@ -673,23 +666,6 @@ export class NoticeSnapshot {
     }
     this.ranks.set(field, ranks);
     return ranks;
-  }
-
-  /** What a notice sorts by in a field: lowered text, a number, a date, or null when absent. */
-  private sortValue(field: NoticeFieldName, position: number): string | number | null {
-    switch (field) {
-      case "created":
-        return this.createdAt[position]!;
-      case "updated":
-        return this.updatedAt[position]!;
-      case "date":
-        return this.dates[position]!;
-      case "acquired-entities":
-      case "tags":
-        return this.lists[field][position]![0] ?? null;
-      default:
-        return this.scalars[field][position] ?? null;
-    }
   }
 }
 

@@ -5,7 +5,7 @@ import type { Notice } from "../domain/notice.js";
 import type { NoticeCountQuery } from "../domain/notice-count-query.js";
 import { decodeQuery, noticeDocument } from "../domain/notice-envelope.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
-import { OPERATORS } from "../domain/notice-filter-node.js";
+import { isPatternOperator, OPERATORS } from "../domain/notice-filter-node.js";
 import { type FilterCondition, type NoticeQuery, parseNoticeQuery } from "../domain/notice-query.js";
 import { formatTimestamp } from "../domain/time.js";
 import { CollectionVersion } from "./collection-version.js";
@@ -50,9 +50,7 @@ const WARM_QUERIES = [
       ["created", "2014-01-01T00:00:00Z", "2015-01-01T00:00:00Z"],
     ] as const
   ).flatMap(([field, first, second]) =>
-    OPERATORS.filter(
-      (operator) => field !== "created" || !["STARTS_WITH", "CONTAINS", "ENDS_WITH"].includes(operator),
-    ).map((operator) => {
+    OPERATORS.filter((operator) => field !== "created" || !isPatternOperator(operator)).map((operator) => {
       const condition = `filter[w][condition][path]=${field}&filter[w][condition][operator]=${encodeURIComponent(operator)}`;
       if (operator.startsWith("IS ")) return condition;
       if (operator.includes("BETWEEN") || operator.endsWith("IN"))
