@@ -6,6 +6,7 @@ import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-quer
 import { type MeasuredNotices, NoticeResourceBytes } from "../domain/notice-resource-bytes.js";
 import { AskedKeys, VersionedLru } from "./collection-version.js";
 import { compareFromEnd, FieldIndex, type IndexedValue } from "./field-index.js";
+import { JoinedValues } from "./joined-values.js";
 import { TrigramIndex } from "./trigram-index.js";
 
 /** The text fields a notice holds one value of, lowered for comparison. */
@@ -89,6 +90,8 @@ export class NoticeSnapshot {
   private readonly scalars: Record<ScalarTextField, Array<string | null>>;
   private readonly lists: Record<ListField, string[][]>;
   private readonly grams = new Map<NoticeFieldName, TrigramIndex>();
+  /** The text fields other than `title` (which has its trigram index), their values joined for `CONTAINS`. */
+  private readonly joined = new Map<NoticeFieldName, JoinedValues>();
   private readonly indexes = new Map<string, FieldIndex>();
   private readonly matches = new VersionedLru<Matches>(MATCHES_KEPT_BYTES);
   /**
@@ -139,16 +142,31 @@ export class NoticeSnapshot {
         const value = read(notice);
         return value === null ? null : lower(value);
       });
+    // The fields whose CONTAINS a search of their joined values answers keep their values as
+    // slices of that text (`JoinedValues`), so that the characters are held once.
+    const joinedScalars = (field: ScalarTextField, read: (notice: Notice) => string | null) => {
+      const values = lowered(read);
+      const joined = JoinedValues.ofScalars(values);
+      this.joined.set(field, joined);
+      return values.map((value, position) => (value === null ? null : joined.valueAt(position)));
+    };
+    const joinedLists = (field: ListField, read: (notice: Notice) => readonly string[]) => {
+      const lists = notices.map((notice) => read(notice).map(lower));
+      const joined = JoinedValues.ofLists(lists);
+      this.joined.set(field, joined);
+      let index = 0;
+      return lists.map((list) => list.map(() => joined.valueAt(index++)));
+    };
     this.scalars = {
       id: notices.map((notice) => notice.id),
       title: lowered((notice) => notice.title),
-      "transaction-number": lowered((notice) => notice.transactionNumber),
-      "acquiring-party": lowered((notice) => notice.acquiringParty),
-      "acquired-party": lowered((notice) => notice.acquiredParty),
+      "transaction-number": joinedScalars("transaction-number", (notice) => notice.transactionNumber),
+      "acquiring-party": joinedScalars("acquiring-party", (notice) => notice.acquiringParty),
+      "acquired-party": joinedScalars("acquired-party", (notice) => notice.acquiredParty),
     };
     this.lists = {
-      "acquired-entities": notices.map((notice) => notice.acquiredEntities.map(lower)),
-      tags: notices.map((notice) => notice.tags.map(lower)),
+      "acquired-entities": joinedLists("acquired-entities", (notice) => notice.acquiredEntities),
+      tags: joinedLists("tags", (notice) => notice.tags),
     };
     this.createdAt = Float64Array.from(notices, (notice) => notice.createdAt);
     this.updatedAt = Float64Array.from(notices, (notice) => notice.updatedAt);
@@ -161,7 +179,8 @@ export class NoticeSnapshot {
    * steps), the default order (newest created first, ties by id) and that of `sort=-date`, the
    * three-character index of `title` (title keywords and CONTAINS), and for every field its index
    * (equality, lists, ranges, STARTS_WITH), its index from the end (ENDS_WITH) and its ranks (from
-   * which any sort's order is a few counting sorts). Other fields' CONTAINS tests every notice.
+   * which any sort's order is a few counting sorts). Other text fields' CONTAINS searches their
+   * joined values (`JoinedValues`, built with the snapshot).
    */
   preparations(): Array<() => void> {
     const fields = Object.keys(NOTICE_FIELDS) as NoticeFieldName[];
@@ -461,8 +480,10 @@ export class NoticeSnapshot {
       case "ENDS_WITH":
         return [this.index(field, true).endingWith(String(first))];
       case "CONTAINS": {
-        // The records holding a three-character pattern's one sequence are exactly its matches.
         const pattern = String(first);
+        const found = this.joined.get(field)?.containing(pattern);
+        if (found) return [found];
+        // The records holding a three-character pattern's one sequence are exactly its matches.
         const records = pattern.length === 3 ? this.candidates(field, operator, pattern) : undefined;
         return records ? [records] : undefined;
       }
@@ -551,7 +572,8 @@ export class NoticeSnapshot {
   /**
    * The notices that may satisfy a pattern condition, from the field's trigram index: `title`'s
    * only. An index per field would cost megabytes each (one record a distinct sequence of each
-   * value); another field's pattern tests every notice's value instead, under a millisecond.
+   * value); another text field's `CONTAINS` searches its joined values (`JoinedValues`), and its
+   * `STARTS_WITH` and `ENDS_WITH` use its indexes.
    */
   private candidates(field: NoticeFieldName, operator: string, pattern: string | undefined) {
     if (pattern === undefined || field !== TRIGRAM_FIELD) return undefined;

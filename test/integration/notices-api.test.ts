@@ -547,6 +547,25 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it("finds CONTAINS within one value: never across two values of a list or two notices", async () => {
+      const within = (pattern: string) => (n: Known) =>
+        n["acquired-entities"].some((entity) => entity.toLowerCase().includes(pattern));
+      // "Under_Score Widgets LLC", "UNDER_SCORE Canada ULC", "Widget Finance, L.P.": the end of one
+      // entity and the start of the next; an entity's end and another notice's entity.
+      for (const pattern of ["llcunder", "ulcwidget", "companyzeta", "llc"]) {
+        const query = `${PATH}?${conditionParams("e", "acquired-entities", "CONTAINS", [pattern]).join("&")}`;
+        const expected = expectedTransactions(within(pattern));
+        assert.equal(expected.length > 0, pattern === "llc", pattern);
+        assert.deepEqual(transactions(await walk(query)), expected, pattern);
+      }
+      const query = `${PATH}?${conditionParams("a", "acquiring-party", "CONTAINS", ["capital"]).join("&")}`;
+      const expected = expectedTransactions((n) =>
+        (n["acquiring-party"] ?? "").toLowerCase().includes("capital"),
+      );
+      assert.ok(expected.length > 1);
+      assert.deepEqual(transactions(await walk(query)), expected);
+    });
+
     it("combines conditions through nested AND/OR groups", async () => {
       const median = notices.map((notice) => notice.created).sort((a, b) => a - b)[
         Math.floor(notices.length / 2)
