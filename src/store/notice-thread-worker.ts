@@ -50,7 +50,7 @@ export type NoticeThreadAnswer =
 const options = workerData as NoticeThreadOptions;
 // Filtering notices takes the processor for milliseconds at a time; under a flood of costly notice
 // requests the event loop (health checks, cheap pages) must not wait behind it for a core.
-lowerThreadPriority();
+lowerThreadPriority("background");
 // With the small page cache `NoticeThread.optionsFor` gives it: the notices are read once per
 // version, into memory, and a page cache would only hold a second copy.
 const database = openDatabase(options.location, options.open);
