@@ -78,6 +78,34 @@ export class FieldIndex {
     return this.records.subarray(start, Math.max(start, end));
   }
 
+  /** Every record holding a value (once per value). */
+  all(): Int32Array {
+    return this.records;
+  }
+
+  /**
+   * The records holding a value other than each of `values`, as the runs of the index between
+   * theirs (`<>`, `NOT IN`: no value tested); a record may appear more than once (once per such
+   * value, and a list's record beside its excepted values too).
+   */
+  except(values: readonly IndexedValue[]): Int32Array[] {
+    const compare = this.compare;
+    const runs = values
+      .map((value) => [
+        this.firstIndex((held) => compare(held, value) >= 0),
+        this.firstIndex((held) => compare(held, value) > 0),
+      ])
+      .sort((left, right) => left[0]! - right[0]!);
+    const parts: Int32Array[] = [];
+    let from = 0;
+    for (const [start, end] of runs) {
+      if (start! > from) parts.push(this.records.subarray(from, start));
+      from = Math.max(from, end!);
+    }
+    if (from < this.records.length) parts.push(this.records.subarray(from));
+    return parts;
+  }
+
   /** The records holding a text value that starts with `prefix` (code-point order keeps them together). */
   startingWith(prefix: string): Int32Array {
     return this.together(prefix, (value) => value.startsWith(prefix));

@@ -383,7 +383,7 @@ export class NoticeSnapshot {
     const candidates =
       source.records.length === 1 && !isList(condition.field)
         ? source.records[0]!.slice()
-        : Int32Array.from(unique(source.records, this.size));
+        : unique(source.records, this.size);
     if (tests.length === 0) return candidates;
     // A loop, not `filter` with a closure made per candidate (up to FEW_CANDIDATES a request): under
     // the distinct notice workload those closures were the notice thread's largest allocation.
@@ -402,7 +402,7 @@ export class NoticeSnapshot {
    * index (`exact`), or candidates that hold a pattern's three-character sequences, to be tested.
    */
   private source(condition: FilterCondition): Source | undefined {
-    if (condition.operator === "IS NULL" || condition.operator === "IS NOT NULL") return undefined;
+    if (condition.operator === "IS NULL") return undefined;
     const operands = this.operands(condition);
     const found = this.indexed(condition, operands);
     if (found) return { records: found, exact: true };
@@ -458,8 +458,9 @@ export class NoticeSnapshot {
 
   /**
    * The records satisfying a condition, from the field's index, for the operators an index answers
-   * (equality, IN and, where the order is code-point order, ranges); undefined for the others. A
-   * record may be listed more than once.
+   * (equality, IN, their negations as the runs between, IS NOT NULL, the patterns, and where the
+   * order is code-point order, ranges); undefined for the others. A record may be listed more than
+   * once.
    */
   private indexed(condition: FilterCondition, operands: readonly IndexedValue[]): Int32Array[] | undefined {
     const { field, operator } = condition;
@@ -472,8 +473,20 @@ export class NoticeSnapshot {
         return present(this.index(field).equal(first));
       case "IN":
         return operands.flatMap((operand) => present(this.index(field).equal(operand)));
+      case "<>":
+      case "NOT IN":
+        return this.index(field).except(operands);
+      case "IS NOT NULL":
+        return [this.index(field).all()];
       case "BETWEEN":
         return ordered ? [this.index(field).between(first, true, second, true)] : undefined;
+      case "NOT BETWEEN":
+        return ordered
+          ? [
+              this.index(field).between(undefined, false, first, false),
+              this.index(field).between(second, false, undefined, false),
+            ]
+          : undefined;
       case ">":
       case ">=":
         return ordered ? [this.index(field).between(first, operator === ">=", undefined, false)] : undefined;
@@ -746,17 +759,18 @@ function sortKeys(sort: readonly SortKey[]): readonly SortKey[] {
 }
 
 /** The records of several lists, each once. */
-function unique(lists: readonly Int32Array[], size: number): number[] {
+function unique(lists: readonly Int32Array[], size: number): Int32Array {
   const seen = new Uint8Array(size);
-  const result: number[] = [];
+  const result = new Int32Array(size);
+  let count = 0;
   for (const records of lists)
     for (let at = 0; at < records.length; at++) {
       const record = records[at]!;
       if (seen[record] === 1) continue;
       seen[record] = 1;
-      result.push(record);
+      result[count++] = record;
     }
-  return result;
+  return result.slice(0, count);
 }
 
 /** 0 to `size - 1`, in order. */

@@ -57,9 +57,9 @@ function recordPaths(page: Answer): string[] {
 }
 
 /**
- * On Linux, whether the process has a notice thread: it runs at the lowest priority (niceness 19)
- * and the event loop's thread at the process's own (0), so one thread of the process, not the main
- * one, has niceness 19. Undefined, after saying so, where there is no /proc/<pid>/task.
+ * On Linux, whether the process has a notice thread: it runs below the event loop (niceness 10,
+ * store/lower-thread-priority.ts) and the event loop's thread at the process's own (0), so one
+ * thread of the process, not the main one, has niceness 10. Undefined, after saying so, where there is no /proc/<pid>/task.
  */
 function hasNoticeThread(server: ServeProcess): boolean | undefined {
   const pid = server.child.pid!;
@@ -74,11 +74,11 @@ function hasNoticeThread(server: ServeProcess): boolean | undefined {
     return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
   };
   assert.equal(nicenessOf(String(pid)), 0, "the event loop's thread keeps the process's priority");
-  return readdirSync(tasks).some((threadId) => threadId !== String(pid) && nicenessOf(threadId) === 19);
+  return readdirSync(tasks).some((threadId) => threadId !== String(pid) && nicenessOf(threadId) === 10);
 }
 
 function assertNoticeThreadNiceness(server: ServeProcess): void {
-  assert.notEqual(hasNoticeThread(server), false, "one thread (the notice thread) runs at niceness 19");
+  assert.notEqual(hasNoticeThread(server), false, "one thread (the notice thread) runs at niceness 10");
 }
 
 for (const dialect of DIALECTS) {
