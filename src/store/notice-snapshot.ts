@@ -499,7 +499,7 @@ export class NoticeSnapshot {
         return [this.index(field, true).endingWith(String(first))];
       case "CONTAINS": {
         const pattern = String(first);
-        const found = this.joined.get(field)?.containing(pattern);
+        const found = this.containing(field, pattern);
         if (found) return [found];
         // The records holding a three-character pattern's one sequence are exactly its matches.
         const records = pattern.length === 3 ? this.candidates(field, operator, pattern) : undefined;
@@ -508,6 +508,22 @@ export class NoticeSnapshot {
       default:
         return undefined;
     }
+  }
+
+  /**
+   * The records of a field's joined values holding `pattern` (`JoinedValues.containing`), kept as a
+   * tested condition's matches are, from the second request on: the search reads the whole text.
+   */
+  private containing(field: NoticeFieldName, pattern: string): Int32Array | undefined {
+    const joined = this.joined.get(field);
+    if (joined === undefined) return undefined;
+    const key = `joined\u0000${field}\u0000${pattern}`;
+    const kept = this.conditionMatches.get(key, this.version);
+    if (kept) return kept;
+    const found = joined.containing(pattern);
+    if (found && this.asked.askedBefore(key))
+      this.conditionMatches.set(key, found, this.version, 64 + 4 * found.length);
+    return found;
   }
 
   /** A field's values at a position, as its conditions compare them: none when absent. */
