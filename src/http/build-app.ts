@@ -71,6 +71,12 @@ export interface AppDeps {
   keptAnswers?: KeptAnswerLane;
   /** The built web front (pages, docs, explorer); undefined: read from dist/web (`npm run build`). */
   webAssets?: WebAssets;
+  /**
+   * True only for the app `warmUp` (http/warm-up.ts) builds to answer the server's own requests in
+   * process before the server listens: its gateway checks no key, limit or scheme. Such an app
+   * must never listen; `buildApp` refuses one with a `serverFactory`.
+   */
+  warmUp?: boolean;
 }
 
 declare module "fastify" {
@@ -88,6 +94,7 @@ const READ_METHODS = ["GET", "HEAD", "OPTIONS"];
 
 /** Builds the application without listening: gateway hooks, routes, errors. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  if (deps.warmUp && deps.serverFactory) throw new Error("a warm-up app is never served");
   const app = createFastify(deps);
   // First, so that every route, @fastify/cors's catch-all OPTIONS included, answers errors with it.
   registerErrorHandler(app);
@@ -109,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     baseUrl: deps.baseUrl,
     httpsPort: deps.httpsPort,
     signupUrl: (req) => `${publicBaseUrl(req, deps.baseUrl)}/signup`,
+    admitsAll: deps.warmUp === true,
   });
   registerHealthRoutes(app, deps.ready);
   registerOpenApiRoutes(app, deps.baseUrl);

@@ -17,6 +17,11 @@ export interface GatewayOptions {
   httpsPort: () => number;
   /** Where people get a key, named in key errors. */
   signupUrl: (req: FastifyRequest) => string;
+  /**
+   * True only in the app that answers the server's own warm-up requests before it listens
+   * (`AppDeps.warmUp`): every request is admitted as it is, with no check.
+   */
+  admitsAll?: boolean;
 }
 
 /**
@@ -53,7 +58,9 @@ const KEYED_PREFIX = "/v0/";
  */
 export function registerGatewayHooks(app: FastifyInstance, options: GatewayOptions): void {
   app.decorateRequest("apiAccess", undefined);
+  const admitsAll = options.admitsAll === true;
   app.addHook("onRequest", async (req, reply) => {
+    if (admitsAll) return;
     const access = accessOf(req);
     if (access === "open") return;
     if (req.protocol !== "https") {
