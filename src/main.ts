@@ -467,6 +467,25 @@ async function listenPlain(config: ServeConfig, server: HttpServer): Promise<num
   return (server.address() as AddressInfo).port;
 }
 
+/**
+ * The app clients reach, served through `serverFactory`, built once the server's own warm-up
+ * requests are answered (http/warm-up.ts; logged) and the start's garbage (the snapshot's reads,
+ * the warm-up app and its answers) is collected in full: left, it made the first full collection,
+ * with a marking step of about 12 ms, fall among the first clients' requests.
+ */
+async function warmedApp(
+  deps: AppDeps,
+  logger: ReturnType<typeof createLogger>,
+  serverFactory: NonNullable<AppDeps["serverFactory"]>,
+): Promise<Awaited<ReturnType<typeof buildApp>>> {
+  const warmed = await warmUp(deps);
+  if (warmed.unexpected > 0)
+    logger.warn(`warm-up: ${warmed.unexpected} of ${warmed.requests} requests answered other than 200`);
+  else logger.info(`warm-up: ${warmed.requests} requests answered in ${warmed.seconds.toFixed(2)} s`);
+  collectGarbage();
+  return buildApp({ ...deps, serverFactory });
+}
+
 /** The composition root: config -> database -> migrations -> app -> listeners. */
 export async function startServer(config: ServeConfig, log: (line: string) => void): Promise<RunningServer> {
   const logger = createLogger(config.logLevel);
@@ -509,20 +528,9 @@ export async function startServer(config: ServeConfig, log: (line: string) => vo
       httpsPort: () => (httpsServer?.address() as AddressInfo | null)?.port ?? config.port,
       ready: () => bothReady(database, readDatabase),
     };
-    const warmed = await warmUp(appDeps);
-    if (warmed.unexpected > 0)
-      logger.warn(`warm-up: ${warmed.unexpected} of ${warmed.requests} requests answered other than 200`);
-    else logger.info(`warm-up: ${warmed.requests} requests answered in ${warmed.seconds.toFixed(2)} s`);
-    // The start's garbage (the snapshot's reads, the warm-up app and its answers) collected now:
-    // left, it made the first full collection, with a marking step of about 12 ms, fall among the
-    // first clients' requests.
-    collectGarbage();
-    const started = await buildApp({
-      ...appDeps,
-      serverFactory: (handler) => {
-        httpsServer = connections.createHttpsServer(tls, keptAnswers.before(handler));
-        return httpsServer as unknown as HttpServer;
-      },
+    const started = await warmedApp(appDeps, logger, (handler) => {
+      httpsServer = connections.createHttpsServer(tls, keptAnswers.before(handler));
+      return httpsServer as unknown as HttpServer;
     });
     app = started;
     await listenHttps(config, started);

@@ -45,7 +45,8 @@ export interface WarmUpOutcome {
 }
 
 /**
- * Answers `WARM_UP_PATHS` in process (`inject`, no socket) through an app of its own built from
+ * Answers `WARM_UP_PATHS` (the notices' only when the collection holds some) in process (`inject`,
+ * no socket) through an app of its own built from
  * the server's `deps`: the same modules, readers and notice thread, but its own answer caches, no
  * metrics, no kept-answer lane, request logging above `info`, and a gateway that checks no key or
  * limit (`AppDeps.warmUp`). That app never listens and is closed before this returns, so nothing
@@ -64,9 +65,12 @@ export async function warmUp(deps: AppDeps): Promise<WarmUpOutcome> {
   });
   let requests = 0;
   let unexpected = 0;
+  // Notices only when there are some: an empty collection's reader starts no thread (NoticeThread).
+  const noticesHeld = (await deps.notices.recordCount()) > 0;
+  const paths = WARM_UP_PATHS.filter((url) => noticesHeld || !url.startsWith(NOTICES.path));
   try {
     for (let round = 0; round < WARM_UP_ROUNDS; round++)
-      for (const url of WARM_UP_PATHS) {
+      for (const url of paths) {
         const res = await app.inject({ method: "GET", url, headers: { host: "localhost" } });
         requests++;
         if (res.statusCode !== 200) unexpected++;
