@@ -60,6 +60,9 @@ const WARM_QUERIES = [
   ),
   "title=capital&keywords=%22fund%20iii%22",
   "filter[o][group][conjunction]=OR&filter[x][condition][path]=title&filter[x][condition][operator]=CONTAINS&filter[x][condition][value]=inc&filter[x][condition][memberOf]=o&filter[y][condition][path]=acquiring-party&filter[y][condition][operator]=STARTS_WITH&filter[y][condition][value]=a&filter[y][condition][memberOf]=o",
+  // An AND of an OR group (one member a list field's CONTAINS) and a range; a group in a group.
+  "filter[o][group][conjunction]=OR&filter[x][condition][path]=acquiring-party&filter[x][condition][operator]=STARTS_WITH&filter[x][condition][value]=b&filter[x][condition][memberOf]=o&filter[y][condition][path]=acquired-entities&filter[y][condition][operator]=CONTAINS&filter[y][condition][value]=ent&filter[y][condition][memberOf]=o&filter[d][condition][path]=date&filter[d][condition][operator]=BETWEEN&filter[d][condition][value][]=2005-01-01&filter[d][condition][value][]=2015-12-31",
+  "filter[o][group][conjunction]=OR&filter[i][group][conjunction]=AND&filter[i][group][memberOf]=o&filter[x][condition][path]=acquired-party&filter[x][condition][operator]=CONTAINS&filter[x][condition][value]=fund&filter[x][condition][memberOf]=i&filter[y][condition][path]=created&filter[y][condition][operator]=%3E&filter[y][condition][value]=1400000000&filter[y][condition][memberOf]=i&filter[z][condition][path]=tags&filter[z][condition][operator]=IS%20NOT%20NULL&filter[z][condition][memberOf]=o",
   "sort=title&page[offset]=1000",
   "sort=-date,acquiring-party&page[offset]=20000",
   "sort_by=changed&sort_order=ASC",
