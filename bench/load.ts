@@ -168,6 +168,8 @@ const ftcapi = await serve([
   ...(values["notices-on-loop"] ? ["--no-notice-thread"] : []),
 ]);
 const base = ftcapi.httpUrl;
+/** When the server answered its start, for the seconds after it at which the slowest first requests came. */
+const listeningAtMs = performance.now();
 
 async function get(path: string, extra: Record<string, string> = {}) {
   // A pooled connection may have been closed by the server's keep-alive timeout during a wrk run.
@@ -192,9 +194,17 @@ async function totalOf(shape: Shape, parameters: Record<string, string>): Promis
     const started = performance.now();
     total = collection.totalOf(await readJson(path));
     totals.set(path, total);
+    const elapsedMs = performance.now() - started;
     const times = firstRequestMs.get(shape) ?? [];
-    times.push(performance.now() - started);
+    times.push(elapsedMs);
     firstRequestMs.set(shape, times);
+    slowestFirst.push({
+      ms: elapsedMs,
+      path,
+      shape: shape.name,
+      atSeconds: (started - listeningAtMs) / 1000,
+    });
+    slowestFirst.sort((a, b) => b.ms - a.ms).splice(SLOWEST_FIRST_LISTED);
   }
   return total;
 }
@@ -204,6 +214,10 @@ async function totalOf(shape: Shape, parameters: Record<string, string>): Promis
  * filters since the server started, timed by this client, which counts on an empty answer cache.
  */
 const firstRequestMs = new Map<Shape, number[]>();
+
+/** The slowest of those first requests, listed under the latency table with their paths. */
+const slowestFirst: Array<{ ms: number; path: string; shape: string; atSeconds: number }> = [];
+const SLOWEST_FIRST_LISTED = 5;
 
 /** The `fraction` quantile of `values` (nearest rank), or NaN when there are none. */
 function quantile(values: readonly number[], fraction: number): number {
@@ -489,7 +503,17 @@ try {
       lines.push(row);
       console.log(row);
     }
-    lines.push("", `Peak RSS of ftcapi (MB, per process): ${mb(peakRss(ftcapi.child))}`);
+    lines.push(
+      "",
+      "Slowest first requests:",
+      "",
+      ...slowestFirst.map(
+        ({ ms, path, shape, atSeconds }) =>
+          `- ${ms.toFixed(2)} ms, ${shape}, ${atSeconds.toFixed(1)} s after the start: \`${path}\``,
+      ),
+      "",
+      `Peak RSS of ftcapi (MB, per process): ${mb(peakRss(ftcapi.child))}`,
+    );
   } else {
     const groups =
       mode === "distinct" && values.collection === undefined
