@@ -171,14 +171,22 @@ const base = ftcapi.httpUrl;
 /** When the server answered its start, for the seconds after it at which the slowest first requests came. */
 const listeningAtMs = performance.now();
 
+/**
+ * A GET with this bench's headers. `ms` times the attempt that answered: a pooled connection the
+ * server closed (its keep-alive timeout) during a wrk run, which blocks this client, fails the
+ * first attempt, and its failure and the new connection are not the server's time (they made a
+ * shape's first timed request cost up to 44 ms).
+ */
 async function get(path: string, extra: Record<string, string> = {}) {
-  // A pooled connection may have been closed by the server's keep-alive timeout during a wrk run.
-  const res = await fetch(`${base}${path}`, { headers: { ...headers, ...extra } }).catch(() =>
-    fetch(`${base}${path}`, { headers: { ...headers, ...extra, Connection: "close" } }),
-  );
+  let started = performance.now();
+  const res = await fetch(`${base}${path}`, { headers: { ...headers, ...extra } }).catch(() => {
+    started = performance.now();
+    return fetch(`${base}${path}`, { headers: { ...headers, ...extra, Connection: "close" } });
+  });
   const body = await res.text();
+  const ms = performance.now() - started;
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body.slice(0, 300)}`);
-  return { body, etag: res.headers.get("etag") ?? undefined };
+  return { body, etag: res.headers.get("etag") ?? undefined, ms };
 }
 
 async function readJson(path: string): Promise<unknown> {
@@ -191,32 +199,22 @@ async function totalOf(shape: Shape, parameters: Record<string, string>): Promis
   const path = `${collection.path}?${new URLSearchParams({ ...parameters, ...collection.onePerPage })}`;
   let total = totals.get(path);
   if (total === undefined) {
-    const started = performance.now();
-    total = collection.totalOf(await readJson(path));
+    const atSeconds = (performance.now() - listeningAtMs) / 1000;
+    const { body, ms } = await get(path);
+    total = collection.totalOf(JSON.parse(body));
     totals.set(path, total);
-    const elapsedMs = performance.now() - started;
-    const times = firstRequestMs.get(shape) ?? [];
-    times.push(elapsedMs);
-    firstRequestMs.set(shape, times);
-    slowestFirst.push({
-      ms: elapsedMs,
-      path,
-      shape: shape.name,
-      atSeconds: (started - listeningAtMs) / 1000,
-    });
-    slowestFirst.sort((a, b) => b.ms - a.ms).splice(SLOWEST_FIRST_LISTED);
+    firstRequests.push({ shape, path, ms, atSeconds });
   }
   return total;
 }
 
 /**
- * Per shape, the time of each total asked before its pages (`totalOf`): the first request of its
- * filters since the server started, timed by this client, which counts on an empty answer cache.
+ * The total asked before a shape's pages (`totalOf`), each the first request of its filters since
+ * the server started, timed by this client, which counts on an empty answer cache.
  */
-const firstRequestMs = new Map<Shape, number[]>();
+const firstRequests: Array<{ shape: Shape; path: string; ms: number; atSeconds: number }> = [];
 
-/** The slowest of those first requests, listed under the latency table with their paths. */
-const slowestFirst: Array<{ ms: number; path: string; shape: string; atSeconds: number }> = [];
+/** Slowest first requests listed under the latency table, with their paths. */
 const SLOWEST_FIRST_LISTED = 5;
 
 /** The `fraction` quantile of `values` (nearest rank), or NaN when there are none. */
@@ -498,11 +496,7 @@ try {
         true,
       );
       const result = wrk(`${base}/`, { connections: 1, threads: 1, seconds: duration, headers, script });
-      // The server may have closed this client's pooled connection during the run (keep-alive
-      // timeout): a cheap request, untimed, takes the failed attempt and the new connection, so
-      // that the next shape's first timed request does not (it cost up to 44 ms when it did).
-      await get("/health/live");
-      const first = firstRequestMs.get(shape) ?? [];
+      const first = firstRequests.filter((request) => request.shape === shape).map((request) => request.ms);
       const row = `| ${shape.name} | ${result.requests} | ${result.p50Ms.toFixed(2)} | ${result.p99Ms.toFixed(2)} | ${result.errors + result.non2xx} | ${first.length} | ${quantile(first, 0.5).toFixed(2)} | ${quantile(first, 0.99).toFixed(2)} |`;
       lines.push(row);
       console.log(row);
@@ -511,10 +505,13 @@ try {
       "",
       "Slowest first requests:",
       "",
-      ...slowestFirst.map(
-        ({ ms, path, shape, atSeconds }) =>
-          `- ${ms.toFixed(2)} ms, ${shape}, ${atSeconds.toFixed(1)} s after the start: \`${path}\``,
-      ),
+      ...[...firstRequests]
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, SLOWEST_FIRST_LISTED)
+        .map(
+          ({ ms, path, shape, atSeconds }) =>
+            `- ${ms.toFixed(2)} ms, ${shape.name}, ${atSeconds.toFixed(1)} s after the start: \`${path}\``,
+        ),
       "",
       `Peak RSS of ftcapi (MB, per process): ${mb(peakRss(ftcapi.child))}`,
     );

@@ -191,7 +191,8 @@ function snapshotsOf(file: string): number {
 /**
  * Transactions open on a PostgreSQL database by clients other than this query's own. Background
  * workers are left out: an autovacuum of the table a test just imported into holds a transaction
- * for a while, and counted, it made the count taken before an export one too high.
+ * for a while, and counted, it can make the count taken before an export one too high (the likely
+ * cause of a CI failure on Node 24: the count after an import was not above it).
  */
 async function openTransactionsOf(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
