@@ -16,6 +16,9 @@ type ListField = "acquired-entities" | "tags";
 /** Operators whose answer on text depends on the database's collation: answered by the database. */
 const ORDERING_OPERATORS = new Set(["<", "<=", ">", ">=", "BETWEEN", "NOT BETWEEN"]);
 
+/** Operators that bound one value from below, above or both: several on one field are one range (`sharedRange`). */
+const RANGE_OPERATORS = new Set(["<", "<=", ">", ">=", "BETWEEN"]);
+
 /** Candidates from an index up to this many are tested one by one; more are marked in an array. */
 const FEW_CANDIDATES = 4_000;
 
@@ -267,7 +270,10 @@ export class NoticeSnapshot {
     let sole: FilterNode = node;
     while (sole.kind === "group" && sole.members.length === 1) sole = sole.members[0]!;
     const conditions = sole.kind === "condition" ? [sole] : sole.conjunction === "AND" ? sole.members : [];
-    let positions = this.allOf(conditions, resolved);
+    let positions =
+      sole.kind === "group" && sole.conjunction === "OR"
+        ? this.anyOf(sole.members, resolved)
+        : this.allOf(conditions, resolved);
     if (positions === undefined) {
       positions = positionsOf(await this.evaluate(node, resolved, new TurnShare()));
     }
@@ -318,7 +324,7 @@ export class NoticeSnapshot {
         for (let at = 0; at < records.length; at++) members[records[at]!] = 1;
       return;
     }
-    const key = `${condition.field}\u0000${condition.operator}\u0000${condition.values.join("\u0001")}`;
+    const key = conditionKey(condition);
     let kept = this.conditionMatches.get(key, this.version);
     if (kept === undefined && this.asked.askedBefore(`condition\u0000${key}`)) {
       kept = this.testedMatches(condition, source);
@@ -340,6 +346,36 @@ export class NoticeSnapshot {
         if (members[position] === 0 && test(position)) members[position] = 1;
   }
 
+  /**
+   * The notices matching any of `members` when each is a condition an index answers (its records)
+   * or narrows (its candidates, tested, or its matches kept from an earlier request): their records
+   * united, each once, in the time of their number rather than a pass over every notice; else
+   * undefined.
+   */
+  private anyOf(
+    members: readonly FilterNode[],
+    resolved: ReadonlyMap<FilterCondition, Uint8Array>,
+  ): Int32Array | undefined {
+    const lists: Int32Array[] = [];
+    for (const member of members) {
+      if (member.kind !== "condition" || resolved.has(member)) return undefined;
+      const source = this.source(member);
+      if (!source) return undefined;
+      if (source.exact) lists.push(...source.records);
+      else {
+        const key = conditionKey(member);
+        let kept = this.conditionMatches.get(key, this.version);
+        if (kept === undefined) {
+          kept = this.testedMatches(member, source);
+          if (this.asked.askedBefore(`condition\u0000${key}`))
+            this.conditionMatches.set(key, kept, this.version, 64 + 4 * kept.length);
+        }
+        lists.push(kept);
+      }
+    }
+    return unique(lists, this.size);
+  }
+
   /** The positions of the notices matching a condition that no index answers exactly, each tested. */
   private testedMatches(condition: FilterCondition, source: Source | undefined): Int32Array {
     const test = this.positionTest(condition);
@@ -359,32 +395,42 @@ export class NoticeSnapshot {
 
   /**
    * The notices matching every one of `members` when all are conditions and one of them has an
-   * index: that condition's records (the fewest), kept when the others' tests pass; else undefined.
-   * No pass over every notice.
+   * index (or several bound one field's range, `sharedRange`): the fewest records so found, kept
+   * when the other conditions' tests pass; else undefined. No pass over every notice.
    */
   private allOf(
     members: readonly FilterNode[],
     resolved: ReadonlyMap<FilterCondition, Uint8Array>,
   ): Int32Array | undefined {
-    let best: { condition: FilterCondition; source: Source; size: number } | undefined;
+    let best:
+      | { covered: readonly FilterCondition[]; field: NoticeFieldName; source: Source; size: number }
+      | undefined;
     for (const member of members) {
       if (member.kind !== "condition" || resolved.has(member)) return undefined;
       const source = this.source(member);
       if (!source) continue;
       const size = source.records.reduce((sum, records) => sum + records.length, 0);
-      if (!best || size < best.size) best = { condition: member, source, size };
+      if (!best || size < best.size)
+        best = { covered: source.exact ? [member] : [], field: member.field, source, size };
     }
+    const range = this.sharedRange(members as readonly FilterCondition[]);
+    if (range && (!best || range.records.length < best.size))
+      best = {
+        covered: range.conditions,
+        field: range.conditions[0]!.field,
+        source: { records: [range.records], exact: true },
+        size: range.records.length,
+      };
     if (!best) return undefined;
-    const { condition, source } = best;
+    const { covered, field, source } = best;
     const tests = (members as FilterCondition[])
-      .filter((member) => member !== condition || !source.exact)
+      .filter((member) => !covered.includes(member))
       .map((member) => this.positionTest(member));
     if (tests.length > 0 && best.size > FEW_CANDIDATES) return undefined;
-    const candidates =
-      source.records.length === 1 && !isList(condition.field)
-        ? source.records[0]!.slice()
-        : unique(source.records, this.size);
-    if (tests.length === 0) return candidates;
+    const single = source.records.length === 1 && !isList(field);
+    // The index's own records when nothing is left to test: read only, as every match set is.
+    if (tests.length === 0) return single ? source.records[0]! : unique(source.records, this.size);
+    const candidates = single ? source.records[0]!.slice() : unique(source.records, this.size);
     // A loop, not `filter` with a closure made per candidate (up to FEW_CANDIDATES a request): under
     // the distinct notice workload those closures were the notice thread's largest allocation.
     let kept = 0;
@@ -395,6 +441,61 @@ export class NoticeSnapshot {
     }
     // A copy of its own size: matches may be kept, and weighed by their length.
     return kept === candidates.length ? candidates : candidates.slice(0, kept);
+  }
+
+  /**
+   * Two or more range conditions (`>`, `>=`, `<`, `<=`, `BETWEEN`) of an AND on one field holding
+   * one ordered value per notice, as one range of the field's index: the records between the
+   * tightest lower and upper bounds, and the conditions it answers. A date range written as `>=`
+   * and `<=` then reads one slice of the index, as `BETWEEN` does, instead of two membership
+   * arrays over every notice. Undefined when no field has two. With several such fields, the one
+   * with the fewest records.
+   */
+  private sharedRange(
+    members: readonly FilterCondition[],
+  ): { conditions: FilterCondition[]; records: Int32Array } | undefined {
+    const byField = new Map<NoticeFieldName, FilterCondition[]>();
+    for (const member of members) {
+      if (!RANGE_OPERATORS.has(member.operator) || isList(member.field)) continue;
+      const kind = NOTICE_FIELDS[member.field];
+      if (kind !== "timestamp" && kind !== "date" && !this.rules.binaryCollation) continue;
+      const same = byField.get(member.field);
+      if (same) same.push(member);
+      else byField.set(member.field, [member]);
+    }
+    let best: { conditions: FilterCondition[]; records: Int32Array } | undefined;
+    for (const [field, conditions] of byField) {
+      if (conditions.length < 2) continue;
+      let low: { value: IndexedValue; inclusive: boolean } | undefined;
+      let high: { value: IndexedValue; inclusive: boolean } | undefined;
+      const tighterLow = (value: IndexedValue, inclusive: boolean) => {
+        const order = low === undefined ? 1 : compareValues(value, low.value);
+        if (order > 0 || (order === 0 && !inclusive)) low = { value, inclusive };
+      };
+      const tighterHigh = (value: IndexedValue, inclusive: boolean) => {
+        const order = high === undefined ? -1 : compareValues(value, high.value);
+        if (order < 0 || (order === 0 && !inclusive)) high = { value, inclusive };
+      };
+      for (const condition of conditions) {
+        const [first, second] = this.operands(condition) as [IndexedValue, IndexedValue];
+        if (condition.operator === "BETWEEN") {
+          tighterLow(first, true);
+          tighterHigh(second, true);
+        } else if (condition.operator === ">" || condition.operator === ">=") {
+          tighterLow(first, condition.operator === ">=");
+        } else tighterHigh(first, condition.operator === "<=");
+      }
+      const lower = low as { value: IndexedValue; inclusive: boolean } | undefined;
+      const upper = high as { value: IndexedValue; inclusive: boolean } | undefined;
+      const records = this.index(field).between(
+        lower?.value,
+        lower?.inclusive ?? false,
+        upper?.value,
+        upper?.inclusive ?? false,
+      );
+      if (!best || records.length < best.records.length) best = { conditions, records };
+    }
+    return best;
   }
 
   /**
@@ -630,7 +731,9 @@ export class NoticeSnapshot {
   /**
    * The positions of a page: the `offset`-th to the `offset + limit - 1`-th notice of `matches`
    * (every notice when undefined) in the order of `sort` (empty: newest created first), ties broken
-   * by id.
+   * by id. The matches' places in the order are set in a bitset (`placeBits`), a bit a notice, and
+   * the page read off it, a 32-bit word's count at a time up to the offset: no sort and no pass
+   * over every notice, whatever the matches' number or the offset.
    */
   page(matches: Matches | undefined, sort: readonly SortKey[], offset: number, limit: number): number[] {
     const total = matches === undefined ? this.size : matches.count;
@@ -639,36 +742,17 @@ export class NoticeSnapshot {
     const sorted = this.order(sort);
     const { name, order } = sorted;
     if (matches === undefined) return Array.from(order.subarray(offset, end));
-    let places = matches.places.get(name);
-    if (places === undefined && (total <= FEW_CANDIDATES || matches.walked.has(name))) {
-      // Sorting the matches' places pays from the second page of a large result on.
-      places = placesOf(matches.positions, placesIn(sorted));
+    const kept = matches.places.get(name);
+    if (kept) return Array.from(kept.subarray(offset, end), (place) => order[place]!);
+    const bits = placeBits(matches.positions, placesIn(sorted), this.size);
+    if (matches.walked.has(name)) {
+      // A second page of these matches in this order: their places are kept for the next ones.
+      const places = placesBetween(bits, 0, total);
       matches.places.set(name, places);
+      return Array.from(places.subarray(offset, end), (place) => order[place]!);
     }
-    if (places) return Array.from(places.subarray(offset, end), (place) => order[place]!);
     matches.walked.add(name);
-    const members = new Uint8Array(this.size);
-    for (let at = 0; at < matches.positions.length; at++) members[matches.positions[at]!] = 1;
-    const page: number[] = [];
-    if (offset <= total - end) {
-      let seen = 0;
-      for (let index = 0; index < order.length && seen < end; index++) {
-        const position = order[index]!;
-        if (members[position] === 0) continue;
-        if (seen >= offset) page.push(position);
-        seen++;
-      }
-      return page;
-    }
-    // Nearer the end: walk backwards and skip the members after the page.
-    let seen = total;
-    for (let index = order.length - 1; index >= 0 && seen > offset; index--) {
-      const position = order[index]!;
-      if (members[position] === 0) continue;
-      seen--;
-      if (seen < end) page.push(position);
-    }
-    return page.reverse();
+    return Array.from(placesBetween(bits, offset, end), (place) => order[place]!);
   }
 
   /** The permutation of the notices in a sort's order, kept per snapshot. */
@@ -774,10 +858,20 @@ function sortKeys(sort: readonly SortKey[]): readonly SortKey[] {
   return sort.length > 0 ? sort : [{ field: "created", direction: "DESC" }];
 }
 
+/** A condition's key among a snapshot's kept condition matches. */
+function conditionKey(condition: FilterCondition): string {
+  return `${condition.field}\u0000${condition.operator}\u0000${condition.values.join("\u0001")}`;
+}
+
 /** The records of several lists, each once. */
 function unique(lists: readonly Int32Array[], size: number): Int32Array {
   const seen = new Uint8Array(size);
-  const result = new Int32Array(size);
+  const result = new Int32Array(
+    Math.min(
+      size,
+      lists.reduce((sum, records) => sum + records.length, 0),
+    ),
+  );
   let count = 0;
   for (const records of lists)
     for (let at = 0; at < records.length; at++) {
@@ -933,23 +1027,74 @@ function valueTest<Value extends string | number>(
 
 // The passes over every notice live outside the async `evaluate`, where V8 optimizes them as loops.
 
-/**
- * The places of `positions` in an order (`rankOf`), sorted: the order's indexes that hold them. A
- * plain loop: `Int32Array.from` with a mapping function cost ten times as much (280 µs for 4,000).
- */
-function placesOf(positions: Int32Array, rankOf: Int32Array): Int32Array {
-  const places = new Int32Array(positions.length);
-  for (let at = 0; at < positions.length; at++) places[at] = rankOf[positions[at]!]!;
-  return places.sort();
+/** A bitset of `size` bits with the bit of each of `positions`' place in an order (`rankOf`) set. */
+function placeBits(positions: Int32Array, rankOf: Int32Array, size: number): Uint32Array {
+  const bits = new Uint32Array((size + 31) >>> 5);
+  for (let at = 0; at < positions.length; at++) {
+    const place = rankOf[positions[at]!]!;
+    bits[place >>> 5]! |= 1 << (place & 31);
+  }
+  return bits;
 }
 
-/** The positions whose member is 1, in order. */
+/**
+ * The places whose bits are set, ascending, from the `from`-th set bit up to (not including) the
+ * `to`-th: the words before the `from`-th are skipped by their counts.
+ */
+function placesBetween(bits: Uint32Array, from: number, to: number): Int32Array {
+  const places = new Int32Array(Math.max(0, to - from));
+  let seen = 0;
+  let word = 0;
+  for (; word < bits.length; word++) {
+    const count = bitCount(bits[word]!);
+    if (seen + count > from) break;
+    seen += count;
+  }
+  let at = 0;
+  for (; word < bits.length && seen < to; word++) {
+    let remaining = bits[word]!;
+    while (remaining !== 0 && seen < to) {
+      const lowest = remaining & -remaining;
+      remaining ^= lowest;
+      if (seen >= from) places[at++] = (word << 5) | (31 - Math.clz32(lowest));
+      seen++;
+    }
+  }
+  return places;
+}
+
+/** The number of bits set in a 32-bit word. */
+function bitCount(word: number): number {
+  let count = word - ((word >>> 1) & 0x55555555);
+  count = (count & 0x33333333) + ((count >>> 2) & 0x33333333);
+  return Math.imul((count + (count >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/**
+ * The positions whose member is 1, in order. Members are 0 or 1, so a 32-bit word of four members
+ * holds as many bits as members: words are counted and skipped whole, four members at a time.
+ */
 function positionsOf(members: Uint8Array): Int32Array {
+  const words = new Uint32Array(
+    members.buffer,
+    members.byteOffset,
+    members.byteOffset % 4 === 0 ? members.length >>> 2 : 0,
+  );
+  const rest = words.length << 2;
   let count = 0;
-  for (let position = 0; position < members.length; position++) count += members[position]!;
+  for (let word = 0; word < words.length; word++) {
+    const value = words[word]!;
+    if (value !== 0) count += bitCount(value);
+  }
+  for (let position = rest; position < members.length; position++) count += members[position]!;
   const positions = new Int32Array(count);
   let at = 0;
-  for (let position = 0; position < members.length; position++)
+  for (let word = 0; word < words.length; word++) {
+    if (words[word] === 0) continue;
+    for (let position = word << 2, end = position + 4; position < end; position++)
+      if (members[position] === 1) positions[at++] = position;
+  }
+  for (let position = rest; position < members.length; position++)
     if (members[position] === 1) positions[at++] = position;
   return positions;
 }

@@ -996,6 +996,25 @@ function valuesFor(field: Field, operator: Operator): fc.Arbitrary<Value[]> {
   return one.map((value) => [value]);
 }
 
+/** A condition on `field` with `operator`, its values and its spelling drawn. */
+function leafOf(field: Field, operator: Operator): fc.Arbitrary<Leaf> {
+  return fc.record({
+    kind: fc.constant("leaf" as const),
+    field: fc.constant(field),
+    operator: fc.constant(operator),
+    values: valuesFor(field, operator),
+    form: fc.constantFrom("shorthand" as const, "value" as const, "condition" as const, "condition" as const),
+    pathWithValue: fc.boolean(),
+    operatorSpelling: fc.constantFrom(
+      "upper" as const,
+      "upper" as const,
+      "lower" as const,
+      "omitted" as const,
+    ),
+    listStyle: fc.constantFrom("brackets" as const, "numbered" as const, "single" as const),
+  });
+}
+
 const leaf: fc.Arbitrary<Leaf> = pickFrom(FIELD_NAMES)
   .chain((field) =>
     fc.tuple(
@@ -1004,28 +1023,34 @@ const leaf: fc.Arbitrary<Leaf> = pickFrom(FIELD_NAMES)
       pickFrom(OPERATORS.filter((operator) => FIELDS[field] !== "timestamp" || !TEXTUAL.has(operator))),
     ),
   )
-  .chain(([field, operator]) =>
-    fc.record({
-      kind: fc.constant("leaf" as const),
-      field: fc.constant(field),
-      operator: fc.constant(operator),
-      values: valuesFor(field, operator),
-      form: fc.constantFrom(
-        "shorthand" as const,
-        "value" as const,
-        "condition" as const,
-        "condition" as const,
+  .chain(([field, operator]) => leafOf(field, operator));
+
+/** The operators that bound a value from below, above or both. */
+const RANGE_OPERATORS = [">", ">=", "<", "<=", "BETWEEN"] as const satisfies readonly Operator[];
+
+/**
+ * Two or three ranges bounding one field of one value per notice (which the store answers as one
+ * range of the field's index), perhaps with another condition, in an AND.
+ */
+const boundedField: fc.Arbitrary<FilterNode[]> = pickFrom(
+  FIELD_NAMES.filter((field) => FIELDS[field] !== "array"),
+).chain((field) =>
+  fc
+    .tuple(
+      fc.array(
+        pickFrom(RANGE_OPERATORS).chain((operator) => leafOf(field, operator)),
+        { minLength: 2, maxLength: 3 },
       ),
-      pathWithValue: fc.boolean(),
-      operatorSpelling: fc.constantFrom(
-        "upper" as const,
-        "upper" as const,
-        "lower" as const,
-        "omitted" as const,
-      ),
-      listStyle: fc.constantFrom("brackets" as const, "numbered" as const, "single" as const),
+      maybe(leaf, 0.3),
+      fc.boolean(),
+    )
+    .map(([ranges, other, tied]) => {
+      // Bounds at one value half the time (`> x` with `>= x`, `>= x` with `<= x`): which one binds.
+      const [first, second, ...rest] = ranges as [Leaf, Leaf, ...Leaf[]];
+      const bound = tied ? { ...second, values: [first.values[0]!, ...second.values.slice(1)] } : second;
+      return [first, bound, ...rest, ...(other ? [other] : [])];
     }),
-  );
+);
 
 function filterNode(depth: number): fc.Arbitrary<FilterNode> {
   if (depth === 0) return leaf;
@@ -1499,6 +1524,48 @@ for (const dialect of DIALECTS) {
         tally.add("sorted", effectiveSort(c).length > 0);
       });
       t.diagnostic(`notices (${dialect}): ${tally}`);
+    });
+
+    it("answers ranges bounding one field, and several pages of one filter, with the oracle's", async (t) => {
+      const tally = new Tally();
+      const bounded = fc.record({
+        filters: boundedField,
+        sort: maybe(sortSpec, 0.5),
+        offsets: fc.array(offsetSpec, { minLength: 3, maxLength: 4 }),
+        limit: maybe(fc.integer({ min: 1, max: 50 }), 0.5),
+      });
+      await check(t, `notices, bounded fields and repeated filters (${dialect})`, bounded, async (drawn) => {
+        // The same filter asked again: its matches are kept from the second request, and their
+        // places in the order from the third (the store's paths for repeated filters).
+        for (const offsetDrawn of drawn.offsets) {
+          const c: NoticeCase = withoutUndefined({
+            filters: drawn.filters,
+            sort: drawn.sort,
+            offset: offsetDrawn,
+            offsetStyle: "page" as const,
+            limit: drawn.limit,
+            limitStyle: "page" as const,
+          });
+          const total = await noticeTotal(oracle, c);
+          const limit = c.limit ?? 50;
+          const offset = resolveOffset(c.offset, total);
+          const ids = await noticePage(oracle, c, offset, limit);
+          const path = `/v0/hsr-early-termination-notices?${queryString(noticePairs(c, offset))}`;
+          const res = await client.get(path);
+          assert.equal(res.status, 200, `${path}: ${res.body}`);
+          const body = JSON.parse(res.body);
+          assert.deepEqual(
+            { count: body.meta.count, ids: body.data.map((record: { id: string }) => record.id) },
+            { count: total, ids },
+            `GET ${path}`,
+          );
+          tally.add("pages", true);
+          tally.add("empty", total === 0);
+          tally.add("over 50", total > 50);
+          tally.add("deep", offset > total / 2 && offset < total);
+        }
+      });
+      t.diagnostic(`notices, bounded fields and repeated filters (${dialect}): ${tally}`);
     });
   });
 }
