@@ -342,8 +342,13 @@ export class NoticeSnapshot {
       for (let at = 0; at < kept.length; at++) members[kept[at]!] = 1;
       return;
     }
-    const test = this.positionTest(condition);
     const candidates = source?.records[0];
+    const pattern = this.patternOf(condition);
+    if (pattern) {
+      addPatternMatches(members, pattern, candidates);
+      return;
+    }
+    const test = this.positionTest(condition);
     if (candidates) {
       for (let at = 0; at < candidates.length; at++) {
         const position = candidates[at]!;
@@ -386,9 +391,11 @@ export class NoticeSnapshot {
 
   /** The positions of the notices matching a condition that no index answers exactly, each tested. */
   private testedMatches(condition: FilterCondition, source: Source | undefined): Int32Array {
-    const test = this.positionTest(condition);
     const found: number[] = [];
     const candidates = source?.records[0];
+    const pattern = this.patternOf(condition);
+    if (pattern) return patternMatches(pattern, candidates);
+    const test = this.positionTest(condition);
     if (candidates) {
       for (let at = 0; at < candidates.length; at++) if (test(candidates[at]!)) found.push(candidates[at]!);
     } else for (let position = 0; position < this.size; position++) if (test(position)) found.push(position);
@@ -541,6 +548,28 @@ export class NoticeSnapshot {
       const value = at(position);
       return value !== null && test(value);
     };
+  }
+
+  /**
+   * A pattern condition (`STARTS_WITH`, `CONTAINS`, `ENDS_WITH`) as what its tests read: the
+   * field's values by position (text, or a list of texts), the operator and the lowered pattern;
+   * undefined for any other condition. The tests of candidates go through `holdsPattern`, one
+   * function for every field, where a test made per condition (`positionTest`) was a different
+   * function each time, so that the engine dropped its compiled loop at each new kind of
+   * condition: the first two or three tests after a start cost 0.5 to 1 ms, later ones 0.1.
+   */
+  private patternOf(condition: FilterCondition): PatternCondition | undefined {
+    const { field, operator } = condition;
+    if (operator !== "CONTAINS" && operator !== "STARTS_WITH" && operator !== "ENDS_WITH") return undefined;
+    const kind = NOTICE_FIELDS[field];
+    if (kind === "timestamp") return undefined;
+    const values: ReadonlyArray<TextValues> =
+      kind === "date"
+        ? this.dates
+        : isList(field)
+          ? this.lists[field]
+          : this.scalars[field as ScalarTextField];
+    return { values, operator, text: String(this.operands(condition)[0]) };
   }
 
   /** Whether the notice at a position has a value in a field (a list: at least one). */
@@ -866,6 +895,72 @@ const SLICE_MS = 2;
 
 function sortKeys(sort: readonly SortKey[]): readonly SortKey[] {
   return sort.length > 0 ? sort : [{ field: "created", direction: "DESC" }];
+}
+
+/** The operators that compare text with a pattern. */
+type PatternOperator = "CONTAINS" | "STARTS_WITH" | "ENDS_WITH";
+
+/** A notice's values of a text field: one (or none), or a list field's. */
+type TextValues = string | null | readonly string[];
+
+/** A pattern condition as its tests read it (`NoticeSnapshot.patternOf`). */
+interface PatternCondition {
+  /** The field's values, by position. */
+  readonly values: ReadonlyArray<TextValues>;
+  readonly operator: PatternOperator;
+  /** The pattern, lowered as the values are. */
+  readonly text: string;
+}
+
+/**
+ * The positions among `candidates` (every notice when undefined) whose values hold the pattern.
+ * Apart from the tests of other conditions, so that what the engine compiles here is never dropped
+ * for another kind of test.
+ */
+function patternMatches(
+  { values, operator, text }: PatternCondition,
+  candidates: Int32Array | undefined,
+): Int32Array {
+  const found: number[] = [];
+  if (candidates) {
+    for (let at = 0; at < candidates.length; at++)
+      if (holdsPattern(values[candidates[at]!]!, operator, text)) found.push(candidates[at]!);
+  } else
+    for (let position = 0; position < values.length; position++)
+      if (holdsPattern(values[position]!, operator, text)) found.push(position);
+  return Int32Array.from(found);
+}
+
+/** Sets `members[position]` to 1 for the positions among `candidates` (every notice when undefined) whose values hold the pattern. */
+function addPatternMatches(
+  members: Uint8Array,
+  { values, operator, text }: PatternCondition,
+  candidates: Int32Array | undefined,
+): void {
+  if (candidates) {
+    for (let at = 0; at < candidates.length; at++) {
+      const position = candidates[at]!;
+      if (members[position] === 0 && holdsPattern(values[position]!, operator, text)) members[position] = 1;
+    }
+  } else
+    for (let position = 0; position < values.length; position++)
+      if (members[position] === 0 && holdsPattern(values[position]!, operator, text)) members[position] = 1;
+}
+
+/** Whether `value` (or one of a list's values) holds `pattern` as `operator` asks. */
+function holdsPattern(value: TextValues, operator: PatternOperator, pattern: string): boolean {
+  if (value === null) return false;
+  if (typeof value === "string") return patternIn(value, operator, pattern);
+  for (let at = 0; at < value.length; at++) if (patternIn(value[at]!, operator, pattern)) return true;
+  return false;
+}
+
+function patternIn(value: string, operator: PatternOperator, pattern: string): boolean {
+  return operator === "CONTAINS"
+    ? value.includes(pattern)
+    : operator === "STARTS_WITH"
+      ? value.startsWith(pattern)
+      : value.endsWith(pattern);
 }
 
 /** A condition's key among a snapshot's kept condition matches. */
