@@ -1392,6 +1392,30 @@ async function noticePage(
   return rows.map((row) => String(row.id));
 }
 
+/**
+ * Asks the server for `c`'s page and asserts its count and ids are the oracle's; returns the
+ * oracle's total and the offset asked for.
+ */
+async function assertNoticePage(
+  client: KeepAliveClient,
+  oracle: OracleDatabase,
+  c: NoticeCase,
+): Promise<{ total: number; offset: number }> {
+  const total = await noticeTotal(oracle, c);
+  const offset = resolveOffset(c.offset, total);
+  const ids = await noticePage(oracle, c, offset, c.limit ?? 50);
+  const path = `/v0/hsr-early-termination-notices?${queryString(noticePairs(c, offset))}`;
+  const res = await client.get(path);
+  assert.equal(res.status, 200, `${path}: ${res.body}`);
+  const body = JSON.parse(res.body);
+  assert.deepEqual(
+    { count: body.meta.count, ids: body.data.map((record: { id: string }) => record.id) },
+    { count: total, ids },
+    `GET ${path}`,
+  );
+  return { total, offset };
+}
+
 // ---------------------------------------------------------------------------------------------
 // The suites
 
@@ -1499,19 +1523,7 @@ for (const dialect of DIALECTS) {
     it("answers every notice shape with the oracle's count and page", async (t) => {
       const tally = new Tally();
       await check(t, `notices (${dialect})`, noticeCase, async (c) => {
-        const total = await noticeTotal(oracle, c);
-        const limit = c.limit ?? 50;
-        const offset = resolveOffset(c.offset, total);
-        const ids = await noticePage(oracle, c, offset, limit);
-        const path = `/v0/hsr-early-termination-notices?${queryString(noticePairs(c, offset))}`;
-        const res = await client.get(path);
-        assert.equal(res.status, 200, `${path}: ${res.body}`);
-        const body = JSON.parse(res.body);
-        assert.deepEqual(
-          { count: body.meta.count, ids: body.data.map((record: { id: string }) => record.id) },
-          { count: total, ids },
-          `GET ${path}`,
-        );
+        const { total, offset } = await assertNoticePage(client, oracle, c);
         tally.add("cases", true);
         tally.add("empty", total === 0);
         tally.add("all", total === NOTICE_COUNT);
@@ -1546,19 +1558,7 @@ for (const dialect of DIALECTS) {
             limit: drawn.limit,
             limitStyle: "page" as const,
           });
-          const total = await noticeTotal(oracle, c);
-          const limit = c.limit ?? 50;
-          const offset = resolveOffset(c.offset, total);
-          const ids = await noticePage(oracle, c, offset, limit);
-          const path = `/v0/hsr-early-termination-notices?${queryString(noticePairs(c, offset))}`;
-          const res = await client.get(path);
-          assert.equal(res.status, 200, `${path}: ${res.body}`);
-          const body = JSON.parse(res.body);
-          assert.deepEqual(
-            { count: body.meta.count, ids: body.data.map((record: { id: string }) => record.id) },
-            { count: total, ids },
-            `GET ${path}`,
-          );
+          const { total, offset } = await assertNoticePage(client, oracle, c);
           tally.add("pages", true);
           tally.add("empty", total === 0);
           tally.add("over 50", total > 50);
