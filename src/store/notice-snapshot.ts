@@ -1165,7 +1165,8 @@ function placesBetween(bits: Uint32Array, from: number, to: number): Int32Array 
       seen++;
     }
   }
-  return places;
+  // Fewer set bits than asked for (matches listed twice) would leave zeros at the end: not places.
+  return at === places.length ? places : places.subarray(0, at);
 }
 
 /** The number of bits set in a 32-bit word. */
