@@ -16,6 +16,12 @@ export interface CachedAnswer {
   version: number;
   /** Whether the cache keeps the answer (from a request's second ask on). */
   kept: boolean;
+  /**
+   * Whether the cache has given this answer again (a request's third ask on, while kept): the
+   * kept-answer lane remembers only such answers, so that requests asked twice and never again, as
+   * a client walking pages asks them, cost it nothing.
+   */
+  repeated: boolean;
 }
 
 /** What an answer cache has done and holds, for the metrics. */
@@ -102,6 +108,7 @@ export class AnswerCache {
     const known = this.answers.get(digest, version);
     if (known) {
       this.hits++;
+      known.repeated = true;
       return known;
     }
     this.misses++;
@@ -113,7 +120,7 @@ export class AnswerCache {
       this.tags === "content"
         ? `"${hash("md5", body, "base64url")}"`
         : `"${version}.${updatedAtSeconds ?? 0}.${digest}"`;
-    const answer = { body, etag, updatedAtSeconds, version, kept: false };
+    const answer = { body, etag, updatedAtSeconds, version, kept: false, repeated: false };
     if (body.length <= this.maxCharacters / 8 && this.asked.askedBefore(digest)) {
       answer.kept = true;
       this.answers.set(digest, answer, version, body.length);

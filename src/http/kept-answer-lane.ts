@@ -156,9 +156,11 @@ export class KeptAnswerLane implements AnswerKeeper {
 
   /**
    * Remembers the answer the framework is about to send for `req` from `cache`, so that the same
-   * request is answered by `answer` next time; nothing when the cache does not keep the answer
-   * (a request's first ask), or the lane did not pass `req` on (it is not of a shape the lane
-   * answers). Called before the answer's own headers are set.
+   * request is answered by `answer` next time; nothing when the cache has not given the answer
+   * again (`CachedAnswer.repeated`: before a request's third ask), or the lane did not pass `req`
+   * on (it is not of a shape the lane answers). Called before the answer's own headers are set.
+   * Remembering answers from their second ask instead cost 3 to 8% of the requests a second
+   * under distinct requests (docs/performance.md), for pages that are seldom asked a third time.
    */
   keep(
     req: FastifyRequest,
@@ -168,7 +170,7 @@ export class KeptAnswerLane implements AnswerKeeper {
     contentType: string,
   ): void {
     const laneKey = this.passed.get(req.raw);
-    if (laneKey === undefined || !answer.kept || reply.statusCode !== 200) return;
+    if (laneKey === undefined || !answer.repeated || reply.statusCode !== 200) return;
     const leading: string[] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
       if (value === undefined || name.startsWith("x-ratelimit-")) continue;
