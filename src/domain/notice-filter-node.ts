@@ -21,8 +21,11 @@ export const OPERATORS = [
 
 export type Operator = (typeof OPERATORS)[number];
 
+/** The operators that match a pattern in text. */
+export type PatternOperator = "STARTS_WITH" | "CONTAINS" | "ENDS_WITH";
+
 /** Whether an operator matches a pattern in text (`STARTS_WITH`, `CONTAINS`, `ENDS_WITH`): never on a moment. */
-export function isPatternOperator(operator: string): boolean {
+export function isPatternOperator(operator: string): operator is PatternOperator {
   return operator === "STARTS_WITH" || operator === "CONTAINS" || operator === "ENDS_WITH";
 }
 

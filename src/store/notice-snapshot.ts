@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import type { Notice } from "../domain/notice.js";
 import { NOTICE_FIELDS, type NoticeFieldName } from "../domain/notice-fields.js";
-import { isPatternOperator } from "../domain/notice-filter-node.js";
+import { isPatternOperator, type PatternOperator } from "../domain/notice-filter-node.js";
 import type { FilterCondition, FilterNode, SortKey } from "../domain/notice-query.js";
 import { type MeasuredNotices, NoticeResourceBytes } from "../domain/notice-resource-bytes.js";
 import { AskedKeys, VersionedLru } from "./collection-version.js";
@@ -334,10 +334,8 @@ export class NoticeSnapshot {
     }
     const key = conditionKey(condition);
     let kept = this.conditionMatches.get(key, this.version);
-    if (kept === undefined && this.asked.askedBefore(`condition\u0000${key}`)) {
-      kept = this.testedMatches(condition, source);
-      this.conditionMatches.set(key, kept, this.version, 64 + 4 * kept.length);
-    }
+    if (kept === undefined && this.asked.askedBefore(`condition\u0000${key}`))
+      kept = this.testAndKeep(condition, source, key);
     if (kept) {
       for (let at = 0; at < kept.length; at++) members[kept[at]!] = 1;
       return;
@@ -377,25 +375,30 @@ export class NoticeSnapshot {
       if (source.exact) lists.push(...source.records);
       else {
         const key = conditionKey(member);
-        let kept = this.conditionMatches.get(key, this.version);
-        if (kept === undefined) {
-          kept = this.testedMatches(member, source);
-          if (this.asked.askedBefore(`condition\u0000${key}`))
-            this.conditionMatches.set(key, kept, this.version, 64 + 4 * kept.length);
-        }
-        lists.push(kept);
+        const kept = this.conditionMatches.get(key, this.version);
+        if (kept) lists.push(kept);
+        else if (this.asked.askedBefore(`condition\u0000${key}`))
+          lists.push(this.testAndKeep(member, source, key));
+        else lists.push(this.testedMatches(member, source));
       }
     }
     return unique(lists, this.size);
   }
 
+  /** `testedMatches`, kept among the snapshot's condition matches under `key` (`conditionKey`). */
+  private testAndKeep(condition: FilterCondition, source: Source | undefined, key: string): Int32Array {
+    const found = this.testedMatches(condition, source);
+    this.conditionMatches.set(key, found, this.version, 64 + 4 * found.length);
+    return found;
+  }
+
   /** The positions of the notices matching a condition that no index answers exactly, each tested. */
   private testedMatches(condition: FilterCondition, source: Source | undefined): Int32Array {
-    const found: number[] = [];
     const candidates = source?.records[0];
     const pattern = this.patternOf(condition);
     if (pattern) return patternMatches(pattern, candidates);
     const test = this.positionTest(condition);
+    const found: number[] = [];
     if (candidates) {
       for (let at = 0; at < candidates.length; at++) if (test(candidates[at]!)) found.push(candidates[at]!);
     } else for (let position = 0; position < this.size; position++) if (test(position)) found.push(position);
@@ -481,32 +484,25 @@ export class NoticeSnapshot {
     let best: { conditions: FilterCondition[]; records: Int32Array } | undefined;
     for (const [field, conditions] of byField) {
       if (conditions.length < 2) continue;
-      let low: { value: IndexedValue; inclusive: boolean } | undefined;
-      let high: { value: IndexedValue; inclusive: boolean } | undefined;
-      const tighterLow = (value: IndexedValue, inclusive: boolean) => {
-        const order = low === undefined ? 1 : compareValues(value, low.value);
-        if (order > 0 || (order === 0 && !inclusive)) low = { value, inclusive };
-      };
-      const tighterHigh = (value: IndexedValue, inclusive: boolean) => {
-        const order = high === undefined ? -1 : compareValues(value, high.value);
-        if (order < 0 || (order === 0 && !inclusive)) high = { value, inclusive };
-      };
+      let low: Bound | undefined;
+      let high: Bound | undefined;
       for (const condition of conditions) {
+        const { operator } = condition;
         const [first, second] = this.operands(condition) as [IndexedValue, IndexedValue];
-        if (condition.operator === "BETWEEN") {
-          tighterLow(first, true);
-          tighterHigh(second, true);
-        } else if (condition.operator === ">" || condition.operator === ">=") {
-          tighterLow(first, condition.operator === ">=");
-        } else tighterHigh(first, condition.operator === "<=");
+        if (operator === "BETWEEN" || operator === ">" || operator === ">=")
+          low = tighter(low, { value: first, inclusive: operator !== ">" }, 1);
+        if (operator === "BETWEEN" || operator === "<" || operator === "<=")
+          high = tighter(
+            high,
+            { value: operator === "BETWEEN" ? second : first, inclusive: operator !== "<" },
+            -1,
+          );
       }
-      const lower = low as { value: IndexedValue; inclusive: boolean } | undefined;
-      const upper = high as { value: IndexedValue; inclusive: boolean } | undefined;
       const records = this.index(field).between(
-        lower?.value,
-        lower?.inclusive ?? false,
-        upper?.value,
-        upper?.inclusive ?? false,
+        low?.value,
+        low?.inclusive ?? false,
+        high?.value,
+        high?.inclusive ?? false,
       );
       if (!best || records.length < best.records.length) best = { conditions, records };
     }
@@ -560,7 +556,7 @@ export class NoticeSnapshot {
    */
   private patternOf(condition: FilterCondition): PatternCondition | undefined {
     const { field, operator } = condition;
-    if (operator !== "CONTAINS" && operator !== "STARTS_WITH" && operator !== "ENDS_WITH") return undefined;
+    if (!isPatternOperator(operator)) return undefined;
     const kind = NOTICE_FIELDS[field];
     if (kind === "timestamp") return undefined;
     const values: ReadonlyArray<TextValues> =
@@ -897,8 +893,21 @@ function sortKeys(sort: readonly SortKey[]): readonly SortKey[] {
   return sort.length > 0 ? sort : [{ field: "created", direction: "DESC" }];
 }
 
-/** The operators that compare text with a pattern. */
-type PatternOperator = "CONTAINS" | "STARTS_WITH" | "ENDS_WITH";
+/** One end of a range: its value, and whether the value itself is in the range. */
+interface Bound {
+  readonly value: IndexedValue;
+  readonly inclusive: boolean;
+}
+
+/**
+ * The tighter of two lower bounds (`direction` 1: the greater value) or upper bounds (-1: the
+ * smaller); at equal values, the exclusive one.
+ */
+function tighter(bound: Bound | undefined, other: Bound, direction: 1 | -1): Bound {
+  if (bound === undefined) return other;
+  const order = compareValues(other.value, bound.value) * direction;
+  return order > 0 || (order === 0 && !other.inclusive) ? other : bound;
+}
 
 /** A notice's values of a text field: one (or none), or a list field's. */
 type TextValues = string | null | readonly string[];
