@@ -67,13 +67,15 @@ export class NoticeResourceBytes {
 
   /**
    * Exactly `JSON.stringify(noticeDocument(notices, total, options))` for the notices at
-   * `positions`, in that order, without a fieldset, as UTF-8: in a buffer of its own memory (offset 0, the whole `ArrayBuffer`),
-   * which can be transferred to another thread as it is.
+   * `positions`, in that order, without a fieldset, as UTF-8, in a buffer of `size` bytes from
+   * `allocate` (by default memory of its own: offset 0, the whole `ArrayBuffer`, which can be
+   * transferred to another thread as it is).
    */
   document(
     positions: ArrayLike<number>,
     total: number,
     options: Parameters<typeof noticeDocumentEnds>[1],
+    allocate: (size: number) => Buffer = Buffer.allocUnsafeSlow,
   ): Buffer {
     const [head, tail] = noticeDocumentEnds(total, options);
     const url = jsonEscaped(options.collectionUrl);
@@ -93,7 +95,7 @@ export class NoticeResourceBytes {
       // The id three times, the version twice, the attributes once.
       size += 3 * (version - id) + 2 * (attributes - version) + (end - attributes);
     }
-    const page = Buffer.allocUnsafeSlow(size);
+    const page = allocate(size);
     let at = page.write(head, 0);
     for (let index = 0; index < count; index++) {
       const position = positions[index]!;

@@ -65,8 +65,16 @@ export const ANSWER_CACHE_CHARACTERS = {
  */
 export type AnswerTags = "version" | "content";
 
-/** Keys an answer cache remembers as asked once (`AskedKeys`), per generation. */
-const ASKED_KEYS_REMEMBERED = 4096;
+/**
+ * Keys an answer cache remembers as asked once (`AskedKeys`), per generation: twice the answers it
+ * holds, and at least this. An answer asked for again after more distinct requests than the cache
+ * holds answers would mostly have been pushed out before a third ask: under distinct requests a
+ * window of 4,096 kept answers (about a third of the notice pages, 33 KB each) that no request asked
+ * for again (0 hits in 49,247 lookups), each an allocation of the event loop freed only by a full
+ * collection; with this window the distinct notice workload went from 4,300-4,900 to 5,980-6,460
+ * requests a second, at no cost to complaints (docs/performance.md, 2026-12-07, evening).
+ */
+const ASKED_KEYS_AT_LEAST = 64;
 
 /**
  * Keeps recent answers of a read-only collection in memory with their ETag, so that a repeated
@@ -79,8 +87,11 @@ export class AnswerCache {
   private readonly answers: VersionedLru<CachedAnswer>;
   private hits = 0;
   private misses = 0;
-  /** Digests of requests asked for recently: an answer is kept from its second request on. */
-  private readonly asked = new AskedKeys(ASKED_KEYS_REMEMBERED);
+  /**
+   * Digests of requests asked for recently: an answer is kept from its second request on, when
+   * that comes soon enough for the cache to hold it until a third (`ASKED_KEYS_AT_LEAST`).
+   */
+  private readonly asked = new AskedKeys(() => Math.max(ASKED_KEYS_AT_LEAST, 2 * this.answers.size));
 
   /** `maxCharacters`: bodies kept, in characters summed; the least recently used go first. */
   constructor(
@@ -168,15 +179,21 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 /**
  * Sends a kept answer with its ETag, `Cache-Control: no-cache` (clients revalidate) and
  * `Last-Modified`, or 304 with no body when the request's If-None-Match names the tag, or else its
- * If-Modified-Since is not older than the answer's data (`notModifiedSince`).
+ * If-Modified-Since is not older than the answer's data (`notModifiedSince`). `release` is given
+ * a body of bytes that the cache did not keep once the response is sent (or the 304 is): its
+ * memory may then be used for other answers (`NoticeReader.release`).
  */
 export function sendAnswer(
   req: FastifyRequest,
   reply: FastifyReply,
   answer: CachedAnswer,
   contentType: string,
-  kept?: { lane: AnswerKeeper | undefined; cache: AnswerCache },
+  kept?: { lane: AnswerKeeper | undefined; cache: AnswerCache; release?: (body: Buffer) => void },
 ): FastifyReply {
+  const release = kept?.release;
+  const body = answer.body;
+  if (release !== undefined && !answer.kept && typeof body !== "string")
+    reply.raw.once("finish", () => release(body));
   kept?.lane?.keep(req, reply, kept.cache, answer, contentType);
   reply.header("ETag", answer.etag);
   reply.header("Cache-Control", "no-cache");

@@ -48,8 +48,8 @@ export function registerNoticeRoutes(
   lane?: AnswerKeeper,
 ): void {
   app.decorateRequest("jsonApiBase", undefined);
-
   const requestOf = (req: FastifyRequest) => requestUrlsOf(req, baseUrl);
+  const release = (body: Buffer) => notices.release(body);
 
   // Lists are kept as answered until the notices change, as complaint lists are (answer-cache.ts).
   const cache = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.notices);
@@ -61,7 +61,7 @@ export function registerNoticeRoutes(
       return exportNotices({ notices, baseUrl, exportOptions }, req, reply, request.query, request.format);
     const { self, list } = request;
     const answer = await cache.answer(self, (version) => notices.listBytes(list, version));
-    return sendAnswer(req, reply, answer, NOTICES.contentType, { lane, cache });
+    return sendAnswer(req, reply, answer, NOTICES.contentType, { lane, cache, release });
   });
 
   // Counts by year or month (docs/api.md): JSON, errors as the list's; not in the cache metrics.

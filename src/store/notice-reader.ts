@@ -44,11 +44,17 @@ export interface NoticeReader {
   /** The notices' change detection, shared with this process's other caches of them. */
   readonly version: CollectionVersion;
   /**
-   * A list answer's document as UTF-8 bytes (`JSON.stringify(noticeDocument(...))`, paged) for the query the
-   * request's parameters give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of
+   * A list answer's document as UTF-8 bytes (`JSON.stringify(noticeDocument(...))`, paged), in
+   * memory of its own (offset 0; its `ArrayBuffer` may be longer), for the query the request's
+   * parameters give (`parseNoticeQuery`, whose 400 it throws), read from the snapshot of
    * the collection's version `atVersion` or a newer one.
    */
   listBytes(request: NoticeListRequest, atVersion: number): Promise<Buffer>;
+  /**
+   * Gives the memory of a page `listBytes` answered back once it is sent and kept nowhere, for
+   * later pages: `body` (and every view of its memory) must not be read after.
+   */
+  release(body: Buffer): void;
   /** Every notice the query matches, in its order (offset and limit ignored). */
   export(query: NoticeQuery): Promise<NoticePage>;
   /** Notices matching the query's filter counted by year or month of their date. */

@@ -13,6 +13,7 @@ import type { Database } from "./database.js";
 import type { NoticeListRequest, NoticePage, NoticeReader } from "./notice-reader.js";
 import { asciiLower, type FieldRanks, NoticeSnapshot, type TextRules } from "./notice-snapshot.js";
 import { compileNoticeFilter, noticeSortExpressions } from "./notice-sql.js";
+import { PageBufferPool } from "./page-buffer-pool.js";
 import type { NoticeTable, Schema } from "./schema.js";
 import { TurnGate } from "./turn-gate.js";
 
@@ -88,6 +89,8 @@ export class NoticeStore implements NoticeReader {
   /** The notices' change detection, shared with this process's other caches of them. */
   readonly version: CollectionVersion;
   private readonly afterPreparations: (() => void) | undefined;
+  /** Memory for list pages, used again once they are sent (`release`, `recycle`). */
+  private readonly pageMemory = new PageBufferPool();
 
   /**
    * `afterPreparations`: called through the page gate once a new snapshot's preparations are built
@@ -114,10 +117,24 @@ export class NoticeStore implements NoticeReader {
       if (query.fields !== undefined) {
         // A fieldset is rare: its page is written through objects.
         const records = positions.map((position) => snapshot.notice(position));
-        return Buffer.from(JSON.stringify(noticeDocument(records, total, links)));
+        const text = JSON.stringify(noticeDocument(records, total, links));
+        const page = this.pageMemory.take(Buffer.byteLength(text));
+        page.write(text);
+        return page;
       }
-      return snapshot.resources.document(positions, total, links);
+      return snapshot.resources.document(positions, total, links, this.take);
     });
+  }
+
+  private readonly take = (size: number) => this.pageMemory.take(size);
+
+  release(body: Buffer): void {
+    if (body.byteOffset === 0) this.recycle(body.buffer as ArrayBuffer);
+  }
+
+  /** Takes the memory of a page released elsewhere (by the event loop, of the notice thread's pages) back. */
+  recycle(memory: ArrayBuffer): void {
+    this.pageMemory.give(memory);
   }
 
   /** A page of the notices the query matches, from the snapshot of `atVersion` or a newer one. */

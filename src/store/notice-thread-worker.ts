@@ -24,8 +24,11 @@ export interface NoticeThreadOptions {
   readonly open: OpenOptions;
 }
 
-/** One question to the thread's store. */
-export type NoticeThreadRequest = { readonly id: number } & (
+/**
+ * One question to the thread's store, with the memory of pages the event loop has sent since the
+ * last (`NoticeThread.release`), transferred back for later pages.
+ */
+export type NoticeThreadRequest = { readonly id: number; readonly recycled?: ArrayBuffer[] } & (
   | {
       readonly kind: "list";
       readonly request: NoticeListRequest;
@@ -61,11 +64,9 @@ const store = new NoticeStore(database, { afterPreparations: collectGarbage });
 async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer> {
   switch (request.kind) {
     case "list": {
+      // Transferred to the event loop, whole: a page is in memory of its own (`listBytes`).
       const bytes = await store.listBytes(request.request, request.atVersion);
-      // Transferred to the event loop: a small page may share its memory with other buffers
-      // (Buffer's pool), so such a page is copied to memory of its own first.
-      const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-      return { id: request.id, bytes: owned ? bytes : new Uint8Array(bytes) };
+      return { id: request.id, bytes: bytes.byteOffset === 0 ? bytes : new Uint8Array(bytes) };
     }
     case "export":
       return { id: request.id, result: await store.export(request.query) };
@@ -82,6 +83,7 @@ async function answer(request: NoticeThreadRequest): Promise<NoticeThreadAnswer>
 }
 
 parentPort?.on("message", (request: NoticeThreadRequest) => {
+  for (const memory of request.recycled ?? []) store.recycle(memory);
   answer(request).then(
     (answered) =>
       parentPort?.postMessage(answered, "bytes" in answered ? [answered.bytes.buffer as ArrayBuffer] : []),

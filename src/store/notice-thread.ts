@@ -34,6 +34,12 @@ interface Pending {
   readonly reject: (err: Error) => void;
 }
 
+/**
+ * Memory of sent pages the event loop holds for the thread at most, in bytes: given back with the
+ * next question (`release`).
+ */
+const RETURNED_BYTES = 4 * 1024 * 1024;
+
 /** The page cache of the thread's SQLite connection, in KiB. */
 const NOTICE_THREAD_CACHE_KIB = 2_048;
 
@@ -55,6 +61,9 @@ export class NoticeThread implements NoticeReader {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private closed = false;
+  /** Memory of pages sent, to go back to the thread with the next question, and its bytes. */
+  private returned: ArrayBuffer[] = [];
+  private returnedBytes = 0;
 
   /**
    * `database`: this process's connection (for the version and the direct reads); `location` and
@@ -82,6 +91,14 @@ export class NoticeThread implements NoticeReader {
     const answer = await this.ask({ kind: "list", request, atVersion });
     if (!("bytes" in answer)) throw new Error("the notice thread answered a list without its text");
     return Buffer.from(answer.bytes.buffer, answer.bytes.byteOffset, answer.bytes.byteLength);
+  }
+
+  /** Holds the page's memory for the thread, which takes it with the next question (a transfer, no copy). */
+  release(body: Buffer): void {
+    const memory = body.buffer as ArrayBuffer;
+    if (body.byteOffset !== 0 || this.returnedBytes + memory.byteLength > RETURNED_BYTES) return;
+    this.returned.push(memory);
+    this.returnedBytes += memory.byteLength;
   }
 
   async export(query: NoticeQuery): Promise<NoticePage> {
@@ -147,7 +164,10 @@ export class NoticeThread implements NoticeReader {
       });
       this.worker ??= this.start();
       if (this.pending.size === 1) this.worker.ref();
-      this.worker.postMessage({ ...question, id } as NoticeThreadRequest);
+      const recycled = this.returned;
+      this.returned = [];
+      this.returnedBytes = 0;
+      this.worker.postMessage({ ...question, id, recycled } as NoticeThreadRequest, recycled);
     });
   }
 

@@ -366,4 +366,32 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
       assert.equal(await server.stop(), 0);
     }
   });
+
+  it("keeps an answer only when its second request comes soon after its first: a page asked again after 140 others is not kept, one asked three times in a row is (sqlite)", async () => {
+    const { db, directory } = await importedDatabase("sqlite");
+    const key = await createKeyWithCli(db, "admission@example.com", "--unlimited");
+    const server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"), 120_000, directory);
+    try {
+      const ca = await readFile(server.certPath!, "utf8");
+      const get = async (path: string) => {
+        const res = await fetchRaw(`${server.httpsUrl}${path}`, { ca, headers: { "X-Api-Key": key } });
+        assert.equal(res.status, 200, res.body);
+      };
+      const cache = { collection: "dnc-complaints" };
+      const hits = async () => sampleValue(await scrape(server), "ftcapi_answer_cache_hits_total", cache);
+      const page = `${COMPLAINTS}?items_per_page=1`;
+      await get(page);
+      // More distinct pages in between than the cache remembers as asked (twice what it holds, at
+      // least 64 a generation of two): the page's second request is as good as its first.
+      for (let offset = 1; offset <= 140; offset++)
+        await get(`${COMPLAINTS}?items_per_page=1&offset=${offset}`);
+      await get(page);
+      await get(page);
+      assert.equal(await hits(), 0, "the page was kept from a second request that came 140 requests late");
+      await get(page);
+      assert.equal(await hits(), 1, "the page asked twice in a row was kept, and its next request hit it");
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
 });
