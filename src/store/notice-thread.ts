@@ -10,7 +10,12 @@ import type { CollectionVersion } from "./collection-version.js";
 import type { Database, OpenOptions } from "./database.js";
 import type { NoticeListRequest, NoticePage, NoticeReader } from "./notice-reader.js";
 import { NoticeStore } from "./notice-store.js";
-import type { NoticeThreadAnswer, NoticeThreadOptions, NoticeThreadRequest } from "./notice-thread-worker.js";
+import type {
+  NoticeThreadAnswer,
+  NoticeThreadMessage,
+  NoticeThreadOptions,
+  NoticeThreadRequest,
+} from "./notice-thread-worker.js";
 import { startWorker } from "./start-worker.js";
 
 /**
@@ -64,6 +69,8 @@ export class NoticeThread implements NoticeReader {
   /** Memory of pages sent, to go back to the thread with the next question, and its bytes. */
   private returned: ArrayBuffer[] = [];
   private returnedBytes = 0;
+  /** Questions asked in this turn of the loop, posted together at its end (`flush`). */
+  private outbox: NoticeThreadRequest[] = [];
 
   /**
    * `database`: this process's connection (for the version and the direct reads); `location` and
@@ -164,23 +171,38 @@ export class NoticeThread implements NoticeReader {
       });
       this.worker ??= this.start();
       if (this.pending.size === 1) this.worker.ref();
-      const recycled = this.returned;
-      this.returned = [];
-      this.returnedBytes = 0;
-      this.worker.postMessage({ ...question, id, recycled } as NoticeThreadRequest, recycled);
+      if (this.outbox.length === 0) setImmediate(this.flush);
+      this.outbox.push({ ...question, id } as NoticeThreadRequest);
     });
   }
+
+  /**
+   * Posts the questions asked since the last message, with the memory of the pages sent since:
+   * one message for all the requests one poll of the loop read.
+   */
+  private readonly flush = (): void => {
+    const questions = this.outbox;
+    this.outbox = [];
+    if (questions.length === 0) return;
+    const recycled = this.returned;
+    this.returned = [];
+    this.returnedBytes = 0;
+    this.worker ??= this.start();
+    this.worker.postMessage({ questions, recycled } satisfies NoticeThreadMessage, recycled);
+  };
 
   private start(): Worker {
     const worker = startWorker("notice-thread-worker", {
       workerData: this.options,
       resourceLimits: { maxOldGenerationSizeMb: NOTICE_THREAD_HEAP_MB, maxYoungGenerationSizeMb: 6 },
     });
-    worker.on("message", (answer: NoticeThreadAnswer) => {
-      const pending = this.pending.get(answer.id);
-      this.pending.delete(answer.id);
+    worker.on("message", (answers: NoticeThreadAnswer[]) => {
+      for (const answer of answers) {
+        const pending = this.pending.get(answer.id);
+        this.pending.delete(answer.id);
+        pending?.resolve(answer);
+      }
       if (this.pending.size === 0) worker.unref();
-      pending?.resolve(answer);
     });
     worker.on("error", (err) => this.replace(err));
     worker.on("exit", () => this.replace(new Error("the notice thread stopped")));
@@ -199,6 +221,7 @@ export class NoticeThread implements NoticeReader {
   }
 
   private failPending(err: Error): void {
+    this.outbox = [];
     for (const pending of this.pending.values())
       pending.reject(Object.assign(new Error(`notice thread: ${err.message}`), { code: "SQLITE_IOERR" }));
     this.pending.clear();

@@ -37,9 +37,19 @@ for (const dialect of DIALECTS) {
     });
     after(() => server?.stop());
 
-    it("answers 180 page requests in flight at once each with its own page, the same as asked alone afterwards", async () => {
+    it("answers 180 page requests in flight at once each with its own page, the same as asked alone afterwards, and refuses the bad ones among them", async () => {
       const asked = [...PATHS, ...PATHS, ...PATHS];
-      const together = await Promise.all(asked.map((path) => server.get(path, { "X-Api-Key": key })));
+      const bad = [
+        `${NOTICES}?page[limit]=many`,
+        `${NOTICES}?filter[nosuchfield]=1`,
+        `${NOTICES}?sort=nosuchfield`,
+      ];
+      const [together, refused] = await Promise.all([
+        Promise.all(asked.map((path) => server.get(path, { "X-Api-Key": key }))),
+        Promise.all(bad.map((path) => server.get(path, { "X-Api-Key": key }))),
+      ]);
+      for (const [index, res] of refused.entries())
+        assert.equal(res.status, 400, `${bad[index]}: ${res.body}`);
       for (const [index, path] of PATHS.entries()) {
         const alone = await server.get(path, { "X-Api-Key": key });
         assert.equal(alone.status, 200, alone.body);
