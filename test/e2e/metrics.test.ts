@@ -32,6 +32,23 @@ async function importedDatabase(
   return { db, directory };
 }
 
+/**
+ * A serve process with a metrics listener on a fresh `importedDatabase("sqlite")`, and a GET over
+ * HTTPS with an unlimited key that expects 200 and gives the parsed body.
+ */
+async function servedWithMetrics(email: string) {
+  const { db, directory } = await importedDatabase("sqlite");
+  const key = await createKeyWithCli(db, email, "--unlimited");
+  const server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"), 120_000, directory);
+  const ca = await readFile(server.certPath!, "utf8");
+  const get = async (path: string) => {
+    const res = await fetchRaw(`${server.httpsUrl}${path}`, { ca, headers: { "X-Api-Key": key } });
+    assert.equal(res.status, 200, res.body);
+    return res.json();
+  };
+  return { server, get };
+}
+
 /** Scrapes the server's metrics listener, checking the answer's status and type. */
 async function scrape(server: ServeProcess): Promise<MetricSample[]> {
   assert.ok(server.metricsUrl, `the banner names no metrics address:\n${server.output()}`);
@@ -250,16 +267,8 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
   }
 
   it("keeps the count series of values that match, not of long values that match nothing (sqlite)", async () => {
-    const { db, directory } = await importedDatabase("sqlite");
-    const key = await createKeyWithCli(db, "series@example.com", "--unlimited");
-    const server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"), 120_000, directory);
+    const { server, get } = await servedWithMetrics("series@example.com");
     try {
-      const ca = await readFile(server.certPath!, "utf8");
-      const get = async (path: string) => {
-        const res = await fetchRaw(`${server.httpsUrl}${path}`, { ca, headers: { "X-Api-Key": key } });
-        assert.equal(res.status, 200, res.body);
-        return res.json();
-      };
       const kept = async () => sampleValue(await scrape(server), "ftcapi_count_series_kept_bytes")!;
       const before = await kept();
       assert.ok(before > 0, "the newest violation days' counts are read at start, before any request");
@@ -368,15 +377,8 @@ describe("Prometheus metrics (--metrics-port, a real serve process)", () => {
   });
 
   it("keeps an answer only when its second request comes soon after its first: a page asked again after 140 others is not kept, one asked three times in a row is (sqlite)", async () => {
-    const { db, directory } = await importedDatabase("sqlite");
-    const key = await createKeyWithCli(db, "admission@example.com", "--unlimited");
-    const server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"), 120_000, directory);
+    const { server, get } = await servedWithMetrics("admission@example.com");
     try {
-      const ca = await readFile(server.certPath!, "utf8");
-      const get = async (path: string) => {
-        const res = await fetchRaw(`${server.httpsUrl}${path}`, { ca, headers: { "X-Api-Key": key } });
-        assert.equal(res.status, 200, res.body);
-      };
       const cache = { collection: "dnc-complaints" };
       const hits = async () => sampleValue(await scrape(server), "ftcapi_answer_cache_hits_total", cache);
       const page = `${COMPLAINTS}?items_per_page=1`;
