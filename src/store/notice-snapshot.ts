@@ -529,6 +529,11 @@ export class NoticeSnapshot {
       const present = this.presence(field);
       return operator === "IS NOT NULL" ? present : (position) => !present(position);
     }
+    const pattern = this.patternOf(condition);
+    if (pattern) {
+      const { values, text } = pattern;
+      return (position) => holdsPattern(values[position]!, pattern.operator, text);
+    }
     const operands = this.operands(condition);
     // Code-unit order is code-point order unless a surrogate is among the values or the operands.
     const byUnits = this.unitOrdered(field) && !operands.some((operand) => SURROGATE.test(String(operand)));
@@ -652,7 +657,7 @@ export class NoticeSnapshot {
    */
   private containing(field: NoticeFieldName, pattern: string): Int32Array | undefined {
     const joined = this.joined.get(field);
-    if (joined === undefined || (TRIGRAM_FIELDS.has(field) && pattern.length >= 3)) return undefined;
+    if (joined === undefined || hasTrigramCandidates(field, pattern)) return undefined;
     const key = `joined\u0000${field}\u0000${pattern}`;
     const kept = this.conditionMatches.get(key, this.version);
     if (kept) return kept;
@@ -746,9 +751,8 @@ export class NoticeSnapshot {
    * (`JoinedValues`), and its `STARTS_WITH` and `ENDS_WITH` use its indexes.
    */
   private candidates(field: NoticeFieldName, operator: string, pattern: string | undefined) {
-    if (pattern === undefined || !TRIGRAM_FIELDS.has(field)) return undefined;
-    if (!isPatternOperator(operator)) return undefined;
-    if (pattern.length < 3) return undefined;
+    if (pattern === undefined || !isPatternOperator(operator) || !hasTrigramCandidates(field, pattern))
+      return undefined;
     return this.trigrams(field).candidates(pattern);
   }
 
@@ -891,6 +895,11 @@ const SLICE_MS = 2;
 
 function sortKeys(sort: readonly SortKey[]): readonly SortKey[] {
   return sort.length > 0 ? sort : [{ field: "created", direction: "DESC" }];
+}
+
+/** Whether a pattern on `field` has candidates from a trigram index: the field has one, and the pattern a sequence. */
+function hasTrigramCandidates(field: NoticeFieldName, pattern: string): boolean {
+  return TRIGRAM_FIELDS.has(field) && pattern.length >= 3;
 }
 
 /** One end of a range: its value, and whether the value itself is in the range. */
@@ -1089,7 +1098,7 @@ export function compareCodePoints(left: string, right: string): number {
 
 /**
  * One value's test for an operator with its (lowered) operands; ordering operators compare with
- * `compare`. IS NULL and IS NOT NULL are decided by the caller.
+ * `compare`. IS NULL, IS NOT NULL and the pattern operators (`holdsPattern`) are decided by the caller.
  */
 function valueTest<Value extends string | number>(
   operator: FilterCondition["operator"],
@@ -1114,18 +1123,6 @@ function valueTest<Value extends string | number>(
       return (value) => compare(value, first) >= 0 && compare(value, second) <= 0;
     case "NOT BETWEEN":
       return (value) => compare(value, first) < 0 || compare(value, second) > 0;
-    case "STARTS_WITH": {
-      const pattern = String(first);
-      return (value) => (value as string).startsWith(pattern);
-    }
-    case "CONTAINS": {
-      const pattern = String(first);
-      return (value) => (value as string).includes(pattern);
-    }
-    case "ENDS_WITH": {
-      const pattern = String(first);
-      return (value) => (value as string).endsWith(pattern);
-    }
     case "IN": {
       const set = new Set<Value>(operands);
       return (value) => set.has(value);

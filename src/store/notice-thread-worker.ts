@@ -109,8 +109,7 @@ let openLists = 0;
 function post(request: NoticeThreadRequest, answered: NoticeThreadAnswer): void {
   outbox.push(answered);
   if ("bytes" in answered) transfers.push(answered.bytes.buffer as ArrayBuffer);
-  if (request.kind === "list") openLists--;
-  if (request.kind === "list" && openLists > 0 && outbox.length < ANSWERS_PER_MESSAGE) return;
+  if (request.kind === "list" && --openLists > 0 && outbox.length < ANSWERS_PER_MESSAGE) return;
   parentPort?.postMessage(outbox, transfers);
   outbox = [];
   transfers = [];

@@ -41,7 +41,7 @@ interface Pending {
 
 /**
  * Memory of sent pages the event loop holds for the thread at most, in bytes: given back with the
- * next question (`release`).
+ * next message of questions (`release`, `flush`).
  */
 const RETURNED_BYTES = 4 * 1024 * 1024;
 
@@ -66,7 +66,7 @@ export class NoticeThread implements NoticeReader {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
   private closed = false;
-  /** Memory of pages sent, to go back to the thread with the next question, and its bytes. */
+  /** Memory of pages sent, to go back to the thread with the next message, and its bytes. */
   private returned: ArrayBuffer[] = [];
   private returnedBytes = 0;
   /** Questions asked in this turn of the loop, posted together at its end (`flush`). */
