@@ -18,7 +18,7 @@
  *
  * Usage: npm run bench -- --rows N [--days D] [--dialect sqlite|postgres] [--connections C] [--duration S]
  *          [--workers W] [--mode mixed|popular|latency|distinct] [--runs R] [--requests K] [--db FILE]
- *          [--collection complaints|notices] [--notices-on-loop]
+ *          [--collection complaints|notices] [--notices-on-loop] [--shapes word,word]
  * `--db` serves an existing SQLite database (e.g. one kept by `bench:import -- --keep`) instead;
  * the notices are imported into it when it has none.
  */
@@ -54,6 +54,11 @@ const { values } = parseArgs({
     requests: { type: "string", default: "5000" },
     db: { type: "string" },
     collection: { type: "string" },
+    /**
+     * Only the shapes whose names contain one of these comma-separated words (e.g.
+     * `violation,filters`), for before-and-after runs of a few shapes; the report's name says so.
+     */
+    shapes: { type: "string" },
     /** Serve with `--no-notice-thread` (the notices on the event loop, not on a thread of their own). */
     "notices-on-loop": { type: "boolean", default: false },
   },
@@ -244,9 +249,12 @@ async function pathOf(shape: Shape, samples: Samples, random: () => number): Pro
 
 /** The shapes of one collection ("complaints" or "notices"), or of both. */
 function shapesOf(collection: string | undefined): Shape[] {
-  if (collection === undefined) return SHAPES;
+  const words = values.shapes?.split(",").filter((word) => word !== "") ?? [];
+  const named =
+    words.length === 0 ? SHAPES : SHAPES.filter((shape) => words.some((word) => shape.name.includes(word)));
+  if (collection === undefined) return named;
   const path = collection === "notices" ? "/v0/hsr-early-termination-notices" : "/v0/dnc-complaints";
-  return SHAPES.filter((shape) => shape.collection.path === path);
+  return named.filter((shape) => shape.collection.path === path);
 }
 
 function weightedShape(shapes: readonly Shape[], random: () => number): Shape {
@@ -534,7 +542,7 @@ const collectionTag = values.collection === undefined ? "" : `-${values.collecti
 writeFileSync(
   join(
     directory,
-    `load-${mode}${collectionTag}-${dialect}-${dataTag}-${workers}w${values["notices-on-loop"] ? "-notices-on-loop" : ""}.md`,
+    `load-${mode}${collectionTag}-${dialect}-${dataTag}-${workers}w${values["notices-on-loop"] ? "-notices-on-loop" : ""}${values.shapes ? "-some-shapes" : ""}.md`,
   ),
   `${report}\n`,
 );

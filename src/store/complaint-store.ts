@@ -902,7 +902,7 @@ export class ComplaintStore {
       ? 0
       : passing === undefined
         ? dayEntries
-        : Math.min(dayEntries, within(await this.counts.violatedWith(passing, days.first, days.last)));
+        : Math.min(dayEntries, await this.violatedInWindow(passing, days, window));
     return {
       cost: dayEntries + rowsRead * ROW_READ_COST,
       select: withOtherFilters(
@@ -961,6 +961,25 @@ export class ComplaintStore {
   }
 
   /**
+   * The complaints matching `filter` in the violation range `days` that were created in `window`'s
+   * days: what a walk weighed for a page reads of them (`DimensionCounts.violatedWithCount`, which
+   * sums only the window's created days unless the range's series is kept).
+   */
+  private violatedInWindow(
+    filter: ViolatedWith,
+    days: { first: number; last: number },
+    window: TimeRange,
+  ): Promise<number> {
+    return this.counts.violatedWithCount(
+      filter,
+      days.first,
+      days.last,
+      Math.floor(window.from / SECONDS_PER_DAY),
+      Math.floor(window.to / SECONDS_PER_DAY),
+    );
+  }
+
+  /**
    * A subject's violation range with a state, walked on the state's index (`filterInDays`), which
    * holds the violation day and the flag but not the subject, so that only the state's entries in
    * the range cost their rows: a small state's are far fewer than a common subject's entries when a
@@ -975,11 +994,7 @@ export class ComplaintStore {
   ): Promise<{ cost: number; select: SelectQueryBuilder<Schema, "complaints", O> }> {
     const within = withinWindow(window);
     const stateSeries = await this.counts.of({ name: "state", value: state, column: "created_at" });
-    const inRange = await this.counts.violatedWith(
-      { dimension: "state", values: [state] },
-      days.first,
-      days.last,
-    );
+    const inRange = await this.violatedInWindow({ dimension: "state", values: [state] }, days, window);
     const onState = keys
       .where("state_key", "=", state)
       .where(sql`+violation_day`, ">=", days.first)
@@ -989,7 +1004,7 @@ export class ComplaintStore {
       // On PostgreSQL every entry's row is read (`rowColumn`).
       cost:
         this.database.dialect === "sqlite"
-          ? within(stateSeries) + within(inRange) * ROW_READ_COST
+          ? within(stateSeries) + inRange * ROW_READ_COST
           : within(stateSeries) * ROW_READ_COST,
       select:
         filter.robocall === undefined ? onState : onState.where(sql`robocall || ''`, "=", filter.robocall),

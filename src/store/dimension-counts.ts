@@ -5,6 +5,7 @@ import { SECONDS_PER_DAY, SECONDS_PER_HOUR } from "../domain/time.js";
 import { type CollectionVersion, UNVERSIONED, VersionedLru } from "./collection-version.js";
 import type { StoredComplaintQuery } from "./complaint-filters.js";
 import type { Database } from "./database.js";
+import { paddedInList } from "./padded-in-list.js";
 import type { ComplaintPlaceViolationTable, FlagViolationDimension, Schema } from "./schema.js";
 
 /**
@@ -733,26 +734,66 @@ export class DimensionCounts {
    */
   async violatedWith(filter: ViolatedWith, firstDay: number, lastDay: number): Promise<CountSeries> {
     const { version } = await this.version.current();
-    const { dimension, values } = filter;
-    // Every field of the filter, in a fixed order, so that a field added to `ViolatedWith` keys it too.
-    const fields = Object.entries(filter).sort(([a], [b]) => (a < b ? -1 : 1));
     return this.series.getOrLoad(
-      `violated_with\u0000${JSON.stringify(fields)}\u0000${firstDay}\u0000${lastDay}`,
+      this.violatedWithKey(filter, firstDay, lastDay),
       version,
       async () => {
-        // The created days the filter has complaints on (its daily counts name them): each part of
-        // the sum seeks each of them in its table's key, instead of reading every violation day.
-        const days = new Set<number>();
-        for (const value of values) {
-          const name = dimension === "city" ? "any_city" : dimension;
-          const series = await this.daily({ name, value, column: "created_at" });
-          for (const bucket of series.buckets) days.add(bucket);
-        }
-        if (days.size === 0) return seriesOf(SECONDS_PER_DAY, []);
-        return sumOfViolationDays(this.database.db, this.cellsOf(filter), firstDay, lastDay, [...days]);
+        // Each part of the sum seeks each created day the filter has complaints on in its table's
+        // key, instead of reading every violation day.
+        const days = await this.createdDaysOf(filter);
+        if (days.length === 0) return seriesOf(SECONDS_PER_DAY, []);
+        return sumOfViolationDays(this.database.db, this.cellsOf(filter), firstDay, lastDay, days);
       },
       keptSeriesBytes,
     );
+  }
+
+  /**
+   * How many complaints matching `filter` (as `violatedWith` takes it) and violated on `firstDay`
+   * to `lastDay` were created on `firstCreatedDay` to `lastCreatedDay`: from the range's series
+   * when it is kept, else summed on those created days alone and not kept. A page weighing its
+   * walks needs only its window's days, where the range's series reads every created day of the
+   * filter (at 20 million complaints a year, a state over half a year: 1.7 to 2.4 ms a statement).
+   */
+  async violatedWithCount(
+    filter: ViolatedWith,
+    firstDay: number,
+    lastDay: number,
+    firstCreatedDay: number,
+    lastCreatedDay: number,
+  ): Promise<number> {
+    const { version } = await this.version.current();
+    const kept = this.series.get(this.violatedWithKey(filter, firstDay, lastDay), version);
+    if (kept !== undefined) return kept.sumOfBuckets(firstCreatedDay, lastCreatedDay);
+    const days = (await this.createdDaysOf(filter)).filter(
+      (day) => day >= firstCreatedDay && day <= lastCreatedDay,
+    );
+    if (days.length === 0) return 0;
+    const window = await sumOfViolationDays(
+      this.database.db,
+      this.cellsOf(filter),
+      firstDay,
+      lastDay,
+      paddedInList(days),
+    );
+    return window.sumOfBuckets(firstCreatedDay, lastCreatedDay);
+  }
+
+  /** The key of `violatedWith`'s series: every field of the filter, in a fixed order, so that a field added to `ViolatedWith` keys it too. */
+  private violatedWithKey(filter: ViolatedWith, firstDay: number, lastDay: number): string {
+    const fields = Object.entries(filter).sort(([a], [b]) => (a < b ? -1 : 1));
+    return `violated_with\u0000${JSON.stringify(fields)}\u0000${firstDay}\u0000${lastDay}`;
+  }
+
+  /** The created days on which complaints match `filter`'s values, ascending (their daily counts name them). */
+  private async createdDaysOf(filter: ViolatedWith): Promise<number[]> {
+    const days = new Set<number>();
+    for (const value of filter.values) {
+      const name = filter.dimension === "city" ? "any_city" : filter.dimension;
+      const series = await this.daily({ name, value, column: "created_at" });
+      for (const bucket of series.buckets) days.add(bucket);
+    }
+    return [...days].sort((a, b) => a - b);
   }
 
   /**
@@ -780,8 +821,9 @@ export class DimensionCounts {
     const rows = await cells
       .select("violation_day")
       .distinct()
-      .where("created_day", ">=", firstCreatedDay)
-      .where("created_day", "<=", lastCreatedDay)
+      // Each created day sought with its violation days' range (the table's key), rather than every
+      // violation day of the created range read and tested.
+      .where("created_day", "in", paddedInList(daysFrom(firstCreatedDay, lastCreatedDay)))
       .where("violation_day", ">=", firstDay)
       .where("violation_day", "<=", lastDay)
       .orderBy("violation_day")
