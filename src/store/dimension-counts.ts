@@ -369,6 +369,13 @@ async function sumOfViolationDays(
 }
 
 /**
+ * The most created days `violatedWithCount` sums for a window alone (one seek each, not kept);
+ * a wider window reads the range's series, which is kept, so that a client's later pages of the
+ * same combination read nothing.
+ */
+const WINDOW_DAYS_SUMMED_MAX = 31;
+
+/**
  * Violation days per row of the `..._violation_blocks` tables (migration 033, where it is frozen):
  * a range of violation days sums a block's row for each of its whole blocks, and day rows only for
  * the days at its two ends.
@@ -769,6 +776,12 @@ export class DimensionCounts {
       (day) => day >= firstCreatedDay && day <= lastCreatedDay,
     );
     if (days.length === 0) return 0;
+    // A wide window costs about what the range's series does: read and kept, for the next pages.
+    if (days.length > WINDOW_DAYS_SUMMED_MAX)
+      return (await this.violatedWith(filter, firstDay, lastDay)).sumOfBuckets(
+        firstCreatedDay,
+        lastCreatedDay,
+      );
     const window = await sumOfViolationDays(
       this.database.db,
       this.cellsOf(filter),
