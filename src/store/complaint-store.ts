@@ -881,7 +881,6 @@ export class ComplaintStore {
   ): Promise<{ cost: number; select: SelectQueryBuilder<Schema, "complaints", O> }> {
     const { state, robocall } = filter;
     const column = FILTER_COLUMNS[filter.dimension];
-    const within = withinWindow(window);
     // The days' index holds each entry's state, flag and area code (migration 028), not its subject
     // or city.
     const testedOnRow = column === "subject" || column === "city_key";
