@@ -12,10 +12,11 @@
  * Usage: npx tsx bench/first-notice-requests.ts --db FILE|postgres://... [--rounds R] [--seed S] [--show K]
  */
 import { writeFileSync } from "node:fs";
-import { Agent, request } from "node:http";
+import { Agent } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { cli, ROOT, serve } from "./support/processes.js";
+import { timedGet } from "./support/timed-get.js";
 import { seededRandom } from "./support/workload.js";
 
 const { values } = parseArgs({
@@ -60,24 +61,8 @@ interface Probe {
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
 /** GET over the server's plain listener (as behind a proxy), timed to the last byte. */
-function get(base: string, path: string): Promise<{ status: number; body: string; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${base}${path}`,
-      { agent, headers: { "X-Api-Key": key, "X-Forwarded-Proto": "https" } },
-      (res) => {
-        let body = "";
-        res.setEncoding("utf8");
-        res.on("data", (chunk) => {
-          body += chunk;
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, ms: performance.now() - started }));
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
+function get(base: string, path: string) {
+  return timedGet(`${base}${path}`, agent, { "X-Api-Key": key, "X-Forwarded-Proto": "https" });
 }
 
 const condition = (field: string, operator: string, values: readonly string[], name = "c") => {

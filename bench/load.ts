@@ -24,7 +24,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import http from "node:http";
+import { Agent } from "node:http";
 import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
@@ -32,6 +32,7 @@ import pg from "pg";
 import { DEMO_NOTICES } from "../src/ingest/demo-data.js";
 import { startThrowawayCluster } from "../test/support/postgres.js";
 import { cli, generatedComplaints, median, ROOT, serve, type WrkResult, wrk } from "./support/processes.js";
+import { timedGet } from "./support/timed-get.js";
 import {
   recordPath,
   type Samples,
@@ -178,57 +179,22 @@ const base = ftcapi.httpUrl;
 const listeningAtMs = performance.now();
 
 /**
- * A GET with this bench's headers. `ms` times the attempt that answered: a pooled connection the
- * server closed (its keep-alive timeout) during a wrk run, which blocks this client, fails the
- * first attempt, and its failure and the new connection are not the server's time (they made a
- * shape's first timed request cost up to 44 ms).
- */
-/**
- * One keep-alive connection for this client's own requests (samples, first requests): node:http
- * rather than `fetch`, whose own cost a request is about 0.15 ms more (on a kept answer that wrk
+ * One kept connection for this client's own requests (samples, first requests), through node:http
+ * rather than `fetch`, whose own cost is about 0.15 ms a request more (on a kept answer that wrk
  * times at 0.06 ms, p50 0.39 ms through `fetch`, 0.24 through node:http), so that the `first`
  * columns carry less of the client than of the server.
  */
-const clientAgent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const clientAgent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-function getOnce(path: string, extra: Record<string, string>) {
-  return new Promise<{ status: number; body: string; etag?: string; ms: number }>((resolve, reject) => {
-    const started = performance.now();
-    const url = new URL(`${base}${path}`);
-    http
-      .get(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: `${url.pathname}${url.search}`,
-          agent: clientAgent,
-          headers: { ...headers, ...extra },
-        },
-        (res) => {
-          let body = "";
-          res.setEncoding("utf8");
-          res.on("data", (chunk: string) => {
-            body += chunk;
-          });
-          res.on("end", () => {
-            const etag = res.headers.etag;
-            resolve({
-              status: res.statusCode ?? 0,
-              body,
-              ms: performance.now() - started,
-              ...(etag ? { etag } : {}),
-            });
-          });
-          res.on("error", reject);
-        },
-      )
-      .on("error", reject);
-  });
-}
-
+/**
+ * A GET with this bench's headers, expecting 200. A kept connection the server closed while idle
+ * (its keep-alive timeout, during a wrk run) can fail the first attempt: `ms` then times the one
+ * that answered, whose new connection is counted in it.
+ */
 async function get(path: string, extra: Record<string, string> = {}) {
-  // A kept connection the server closed while idle fails once: asked again on a new one.
-  const res = await getOnce(path, extra).catch(() => getOnce(path, extra));
+  const url = `${base}${path}`;
+  const all = { ...headers, ...extra };
+  const res = await timedGet(url, clientAgent, all).catch(() => timedGet(url, clientAgent, all));
   if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.slice(0, 300)}`);
   return { body: res.body, etag: res.etag, ms: res.ms };
 }
