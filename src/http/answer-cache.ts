@@ -158,12 +158,18 @@ export class AnswerCache {
 
 /** Told of each answer sent from an answer cache, before its own headers are set (`KeptAnswerLane`). */
 export interface AnswerKeeper {
+  /**
+   * `tagged`: the framework sends the answer with its `ETag` and `Cache-Control: no-cache`, and
+   * 304 to a matching If-None-Match (`sendAnswer`); false for an answer sent without them (a
+   * notice record), which the keeper replays without them and answers 200 whatever If-None-Match says.
+   */
   keep(
     req: FastifyRequest,
     reply: FastifyReply,
     cache: AnswerCache,
     answer: CachedAnswer,
     contentType: string,
+    tagged?: boolean,
   ): void;
 }
 

@@ -28,6 +28,8 @@ interface KeptResponse {
   /** The cache the answer came from: its collection's version, and its hit count. */
   cache: AnswerCache;
   contentType: string;
+  /** Sent with its ETag and `Cache-Control` (and 304 to a matching If-None-Match); see `AnswerKeeper.keep`. */
+  tagged: boolean;
   /** Headers the framework's hooks put before the answer's own (CORS), as name, value, name, ... */
   leading: string[];
   /** The route's pattern, for the metrics. */
@@ -130,9 +132,10 @@ export class KeptAnswerLane implements AnswerKeeper {
         "x-ratelimit-reset",
         String(decision.resetSeconds),
       );
-    written.push("etag", answer.etag, "cache-control", "no-cache");
+    if (kept.tagged) written.push("etag", answer.etag, "cache-control", "no-cache");
     let status = 304;
-    if (matchesIfNoneMatch(headers["if-none-match"], answer.etag)) res.writeHead(status, written).end();
+    if (kept.tagged && matchesIfNoneMatch(headers["if-none-match"], answer.etag))
+      res.writeHead(status, written).end();
     else {
       status = 200;
       written.push("content-type", kept.contentType);
@@ -168,6 +171,7 @@ export class KeptAnswerLane implements AnswerKeeper {
     cache: AnswerCache,
     answer: CachedAnswer,
     contentType: string,
+    tagged = true,
   ): void {
     const laneKey = this.passed.get(req.raw);
     if (laneKey === undefined || !answer.repeated || reply.statusCode !== 200) return;
@@ -187,6 +191,7 @@ export class KeptAnswerLane implements AnswerKeeper {
       version: answer.version,
       cache,
       contentType: sentContentType(answer.body, contentType),
+      tagged,
       leading,
       route: req.routeOptions.url ?? "",
     });

@@ -95,6 +95,8 @@ export function registerNoticeRoutes(
         }),
       ),
     );
+    // Sent without an ETag (spec 4.2 shows none), so kept untagged.
+    lane?.keep(req, reply, records, answer, NOTICES.contentType, false);
     reply.type(NOTICES.contentType);
     if (notModifiedSince(req, reply, answer.updatedAtSeconds)) return reply.code(304).send();
     return reply.send(answer.body);

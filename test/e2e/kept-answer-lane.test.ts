@@ -107,10 +107,23 @@ for (const dialect of DIALECTS) {
       assert.fail(`${path}: the lane did not answer`);
     }
 
+    /** Imports `rows` generated notices (`seed`) into the database served. */
+    async function importNotices(rows: number, seed: number): Promise<void> {
+      const csv = join(directory, `notices-${seed}.csv`);
+      for (const command of [
+        ["generate", "notices", "--rows", String(rows), "--seed", String(seed), "--out", csv],
+        ["import", "notices", "--quiet", "--db", db, csv],
+      ]) {
+        const result = await runCli(command);
+        assert.equal(result.code, 0, result.stderr);
+      }
+    }
+
     before(async () => {
       directory = await makeTempDirectory();
       db = dialect === "sqlite" ? join(directory, "ftcapi.db") : await freshDatabase(dialect);
       await importGenerated(300, 3);
+      await importNotices(30, 5);
       key = await createKeyWithCli(db, "lane@example.com");
       server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"));
       ca = await readFile(server.certPath!, "utf8");
@@ -148,6 +161,24 @@ for (const dialect of DIALECTS) {
           `${path}: the lane's answers are counted against the key`,
         );
       }
+    });
+
+    it("answers a repeated notice record as the framework did: no ETag, If-None-Match ignored", async () => {
+      const list = await get("/v0/hsr-early-termination-notices?page[limit]=1", { "X-Api-Key": key });
+      assert.equal(list.status, 200, list.body);
+      const id = (JSON.parse(list.body) as { data: Array<{ id: string }> }).data[0]!.id;
+      const path = `/v0/hsr-early-termination-notices/${id}`;
+      const before = await keptAnswers();
+      const framework = await get(path, { "X-Api-Key": key });
+      assert.equal(framework.status, 200, framework.body);
+      assert.equal(header(framework, "etag"), undefined, "a notice record carries no ETag (spec 4.2)");
+      const frameworkConditional = await get(path, { "X-Api-Key": key, "If-None-Match": "*" });
+      assert.equal(frameworkConditional.status, 200);
+      assert.equal(await keptAnswers(), before, "no kept answer before the second ask");
+      const lane = await fromLane(path, { "X-Api-Key": key });
+      const laneConditional = await fromLane(path, { "X-Api-Key": key, "If-None-Match": "*" });
+      assert.deepEqual(comparable(lane), comparable(framework));
+      assert.deepEqual(comparable(laneConditional), comparable(frameworkConditional));
     });
 
     it("keeps the gateway: HTTPS, the key missing, invalid or disabled, DEMO_KEY, HEAD", async () => {
