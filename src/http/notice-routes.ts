@@ -77,6 +77,18 @@ export function registerNoticeRoutes(
     return sendAnswer(req, reply, answer, "application/json", { lane, cache: countsCache });
   });
 
+  registerNoticeRecordRoutes(app, notices, baseUrl, unknownParameters, lane);
+}
+
+/** `GET .../{id}` and its `node_type` relationship (spec 4.2): one notice, its answer kept as pages are. */
+function registerNoticeRecordRoutes(
+  app: FastifyInstance,
+  notices: NoticeReader,
+  baseUrl: string | undefined,
+  unknownParameters: UnknownParameters,
+  lane: AnswerKeeper | undefined,
+): void {
+  const requestOf = (req: FastifyRequest) => requestUrlsOf(req, baseUrl);
   // A record's answer is kept until the notices change, as pages are; it carries no ETag (spec 4.2).
   const records = new AnswerCache(notices.version, ANSWER_CACHE_CHARACTERS.noticeRecords);
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id`, async (req, reply) => {

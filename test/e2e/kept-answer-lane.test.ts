@@ -77,12 +77,12 @@ for (const dialect of DIALECTS) {
       });
     }
 
-    /** Imports `rows` generated complaints (`seed`) into the database served. */
-    async function importGenerated(rows: number, seed: number): Promise<void> {
-      const csv = join(directory, `dnc-${seed}.csv`);
+    /** Imports `rows` generated complaints (or notices) of `seed` into the database served. */
+    async function importGenerated(rows: number, seed: number, collection = "dnc"): Promise<void> {
+      const csv = join(directory, `${collection}-${seed}.csv`);
       for (const command of [
-        ["generate", "dnc", "--rows", String(rows), "--seed", String(seed), "--out", csv],
-        ["import", "dnc", "--quiet", "--db", db, csv],
+        ["generate", collection, "--rows", String(rows), "--seed", String(seed), "--out", csv],
+        ["import", collection, "--quiet", "--db", db, csv],
       ]) {
         const result = await runCli(command);
         assert.equal(result.code, 0, result.stderr);
@@ -107,23 +107,11 @@ for (const dialect of DIALECTS) {
       assert.fail(`${path}: the lane did not answer`);
     }
 
-    /** Imports `rows` generated notices (`seed`) into the database served. */
-    async function importNotices(rows: number, seed: number): Promise<void> {
-      const csv = join(directory, `notices-${seed}.csv`);
-      for (const command of [
-        ["generate", "notices", "--rows", String(rows), "--seed", String(seed), "--out", csv],
-        ["import", "notices", "--quiet", "--db", db, csv],
-      ]) {
-        const result = await runCli(command);
-        assert.equal(result.code, 0, result.stderr);
-      }
-    }
-
     before(async () => {
       directory = await makeTempDirectory();
       db = dialect === "sqlite" ? join(directory, "ftcapi.db") : await freshDatabase(dialect);
       await importGenerated(300, 3);
-      await importNotices(30, 5);
+      await importGenerated(30, 5, "notices");
       key = await createKeyWithCli(db, "lane@example.com");
       server = await startServeProcess(localServeFlags(db, "--metrics-port", "0"));
       ca = await readFile(server.certPath!, "utf8");
