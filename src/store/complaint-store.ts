@@ -221,17 +221,17 @@ interface BucketCount {
 }
 
 /**
+ * The page's columns as `byKeys` selects them, written once: the text Kysely writes for
+ * `sql.ref("complaints.<column>")` on both dialects (`"complaints"."<column>"`), instead of twenty
+ * references parsed and compiled on the event loop for every page (docs/performance.md).
+ */
+const PAGE_COLUMNS = sql.raw(COMPLAINT_COLUMNS.map((column) => `"complaints"."${column}"`).join(", "));
+
+/**
  * Reads complaints. Totals come from the daily counts of `complaint_counts` plus at most two
  * partial days counted on an index, and a deep offset starts at the day that holds it, so neither
  * cost grows with the number of matching rows (see docs/query-design.md).
  */
-/**
- * The page's columns as `byKeys` selects them, written once: the text Kysely writes for
- * `sql.ref("complaints.<column>")` on both dialects (`"complaints"."<column>"`), where parsing and
- * compiling twenty references on every page cost the event loop more than the rest of the statement.
- */
-const PAGE_COLUMNS = sql.raw(COMPLAINT_COLUMNS.map((column) => `"complaints"."${column}"`).join(", "));
-
 export class ComplaintStore {
   readonly collection = COMPLAINTS;
   private readonly counts: DimensionCounts;
