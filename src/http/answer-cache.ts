@@ -169,7 +169,7 @@ export interface AnswerKeeper {
     cache: AnswerCache,
     answer: CachedAnswer,
     contentType: string,
-    tagged?: boolean,
+    tagged: boolean,
   ): void;
 }
 
@@ -185,25 +185,35 @@ export function matchesIfNoneMatch(header: string | undefined, etag: string): bo
 /**
  * Sends a kept answer with its ETag, `Cache-Control: no-cache` (clients revalidate) and
  * `Last-Modified`, or 304 with no body when the request's If-None-Match names the tag, or else its
- * If-Modified-Since is not older than the answer's data (`notModifiedSince`). `release` is given
- * a body of bytes that the cache did not keep once the response is sent (or the 304 is): its
- * memory may then be used for other answers (`NoticeReader.release`).
+ * If-Modified-Since is not older than the answer's data (`notModifiedSince`). With `tagged: false`
+ * (a notice record, sent without an ETag as spec 4.2 shows it) neither the tag nor
+ * `Cache-Control` is sent and If-None-Match is not looked at. `release` is given a body of bytes
+ * that the cache did not keep once the response is sent (or the 304 is): its memory may then be
+ * used for other answers (`NoticeReader.release`).
  */
 export function sendAnswer(
   req: FastifyRequest,
   reply: FastifyReply,
   answer: CachedAnswer,
   contentType: string,
-  kept?: { lane: AnswerKeeper | undefined; cache: AnswerCache; release?: (body: Buffer) => void },
+  kept?: {
+    lane: AnswerKeeper | undefined;
+    cache: AnswerCache;
+    release?: (body: Buffer) => void;
+    tagged?: boolean;
+  },
 ): FastifyReply {
   const release = kept?.release;
+  const tagged = kept?.tagged ?? true;
   const body = answer.body;
   if (release !== undefined && !answer.kept && typeof body !== "string")
     reply.raw.once("finish", () => release(body));
-  kept?.lane?.keep(req, reply, kept.cache, answer, contentType);
-  reply.header("ETag", answer.etag);
-  reply.header("Cache-Control", "no-cache");
-  if (matchesIfNoneMatch(req.headers["if-none-match"], answer.etag)) return reply.code(304).send();
+  kept?.lane?.keep(req, reply, kept.cache, answer, contentType, tagged);
+  if (tagged) {
+    reply.header("ETag", answer.etag);
+    reply.header("Cache-Control", "no-cache");
+    if (matchesIfNoneMatch(req.headers["if-none-match"], answer.etag)) return reply.code(304).send();
+  }
   reply.type(contentType);
   if (notModifiedSince(req, reply, answer.updatedAtSeconds)) return reply.code(304).send();
   return reply.send(answer.body);

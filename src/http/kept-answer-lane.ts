@@ -171,7 +171,7 @@ export class KeptAnswerLane implements AnswerKeeper {
     cache: AnswerCache,
     answer: CachedAnswer,
     contentType: string,
-    tagged = true,
+    tagged: boolean,
   ): void {
     const laneKey = this.passed.get(req.raw);
     if (laneKey === undefined || !answer.repeated || reply.statusCode !== 200) return;

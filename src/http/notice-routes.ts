@@ -107,11 +107,7 @@ function registerNoticeRecordRoutes(
         }),
       ),
     );
-    // Sent without an ETag (spec 4.2 shows none), so kept untagged.
-    lane?.keep(req, reply, records, answer, NOTICES.contentType, false);
-    reply.type(NOTICES.contentType);
-    if (notModifiedSince(req, reply, answer.updatedAtSeconds)) return reply.code(304).send();
-    return reply.send(answer.body);
+    return sendAnswer(req, reply, answer, NOTICES.contentType, { lane, cache: records, tagged: false });
   });
 
   app.get<{ Params: { id: string } }>(`${NOTICES.path}/:id/relationships/node_type`, async (req, reply) => {

@@ -747,7 +747,7 @@ export class DimensionCounts {
       async () => {
         // Each part of the sum seeks each created day the filter has complaints on in its table's
         // key, instead of reading every violation day.
-        const days = await this.createdDaysOf(filter);
+        const days = await this.createdDaysWithin(filter);
         if (days.length === 0) return seriesOf(SECONDS_PER_DAY, []);
         return sumOfViolationDays(this.database.db, this.cellsOf(filter), firstDay, lastDay, days);
       },
@@ -796,24 +796,24 @@ export class DimensionCounts {
     return `violated_with\u0000${JSON.stringify(fields)}\u0000${firstDay}\u0000${lastDay}`;
   }
 
-  /** `createdDaysOf(filter)` from `firstCreatedDay` to `lastCreatedDay`. */
+  /**
+   * The created days from `firstCreatedDay` to `lastCreatedDay` (all, when omitted) on which
+   * complaints match `filter`'s values, ascending: their daily counts name them, each read only
+   * within the window.
+   */
   private async createdDaysWithin(
     filter: ViolatedWith,
-    firstCreatedDay: number,
-    lastCreatedDay: number,
+    firstCreatedDay = Number.NEGATIVE_INFINITY,
+    lastCreatedDay = Number.POSITIVE_INFINITY,
   ): Promise<number[]> {
-    return (await this.createdDaysOf(filter)).filter(
-      (day) => day >= firstCreatedDay && day <= lastCreatedDay,
-    );
-  }
-
-  /** The created days on which complaints match `filter`'s values, ascending (their daily counts name them). */
-  private async createdDaysOf(filter: ViolatedWith): Promise<number[]> {
+    const name = filter.dimension === "city" ? "any_city" : filter.dimension;
     const days = new Set<number>();
     for (const value of filter.values) {
-      const name = filter.dimension === "city" ? "any_city" : filter.dimension;
       const series = await this.daily({ name, value, column: "created_at" });
-      for (const bucket of series.buckets) days.add(bucket);
+      const { buckets } = series;
+      const end = series.firstAtOrAfter(lastCreatedDay + 1);
+      for (let index = series.firstAtOrAfter(firstCreatedDay); index < end; index++)
+        days.add(buckets[index]!);
     }
     return [...days].sort((a, b) => a - b);
   }
